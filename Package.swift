@@ -1,0 +1,46 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Layers (each depends only on the ones above it):
+//   Geodesy, GeoJSON            pure Swift
+//   Projection (PROJ), Geometry (GEOS)   the only modules that import C libraries
+//   Zones                       service areas and taxi zones
+//   WayfareCLI                  the `wayfare` command line
+let package = Package(
+    name: "Wayfare",
+    products: [
+        .library(name: "Geodesy", targets: ["Geodesy"]),
+        .library(name: "GeoJSON", targets: ["GeoJSON"]),
+        .library(name: "Projection", targets: ["Projection"]),
+        .library(name: "Geometry", targets: ["Geometry"]),
+        .library(name: "Zones", targets: ["Zones"]),
+        .executable(name: "wayfare", targets: ["WayfareCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(name: "CGEOS", pkgConfig: "geos",
+                       providers: [.apt(["libgeos-dev"])]),
+        .systemLibrary(name: "CPROJ", pkgConfig: "proj",
+                       providers: [.apt(["libproj-dev"])]),
+        .target(name: "Geodesy", exclude: ["README.md"]),
+        .target(name: "GeoJSON", exclude: ["README.md"]),
+        .target(name: "Projection", dependencies: ["CPROJ", "Geodesy"], exclude: ["README.md"]),
+        .target(name: "Geometry", dependencies: ["CGEOS", "Geodesy", "GeoJSON"], exclude: ["README.md"]),
+        .target(name: "Zones", dependencies: ["Geodesy", "GeoJSON", "Projection", "Geometry"], exclude: ["README.md"]),
+        .executableTarget(
+            name: "WayfareCLI",
+            dependencies: [
+                "Zones", "Geodesy", "GeoJSON", "Projection", "Geometry",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"]),
+        .testTarget(name: "GeoJSONTests", dependencies: ["GeoJSON"]),
+        .testTarget(name: "ProjectionTests", dependencies: ["Projection", "Geodesy"]),
+        .testTarget(name: "GeometryTests", dependencies: ["Geometry", "Geodesy", "GeoJSON"]),
+        .testTarget(name: "ZonesTests", dependencies: ["Zones", "Geometry", "Geodesy", "GeoJSON", "Projection"]),
+        .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,2 @@
+#include <proj.h>
+#include <geodesic.h>

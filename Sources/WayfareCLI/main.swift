@@ -1,0 +1,12 @@
+import ArgumentParser
+
+/// The `wayfare` command line. Output formats are a contract read by other tools; errors
+/// are one line on stderr with a nonzero exit.
+struct Wayfare: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "wayfare",
+        abstract: "Spatial indexing and routing for taxi services.",
+        subcommands: [ZonesCommand.self, BenchCommand.self])
+}
+
+Wayfare.main()

@@ -1,0 +1,55 @@
+import Geodesy
+
+/// A small, fast, seedable generator (SplitMix64), so tests and benchmarks draw the same
+/// points on every machine.
+public struct SeededRandom: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Seeded random points over a zone set, for tests and benchmarks.
+public enum ZoneSampler {
+    /// `count` points: `insideShare` of them drawn until they fall in a zone, the rest
+    /// uniform over the zones' bounding box (inside or not).
+    public static func points(in set: ZoneSet, count: Int, insideShare: Double, seed: UInt64) -> [Coordinate] {
+        var rng = SeededRandom(seed: seed)
+        let box = set.bounds
+        var out: [Coordinate] = []
+        out.reserveCapacity(count)
+        let insideCount = Int((Double(count) * insideShare).rounded())
+        func draw() -> Coordinate {
+            Coordinate(unchecked: Double.random(in: box.south...box.north, using: &rng),
+                       Double.random(in: box.west...box.east, using: &rng))
+        }
+        var attempts = 0
+        while out.count < insideCount && attempts < insideCount * 1000 + 1000 {
+            attempts += 1
+            let p = draw()
+            if set.zone(containing: p) != nil { out.append(p) }
+        }
+        while out.count < count { out.append(draw()) }
+        // Interleave inside and uniform points so no run of the input is all one kind.
+        out.shuffle(using: &rng)
+        return out
+    }
+}
+
+extension ZoneSet {
+    /// The bounding box of all zones.
+    public var bounds: BoundingBox {
+        var box = BoundingBox(south: 0, west: 0, north: 0, east: 0)
+        for f in 0..<zoneLayer.featureCount {
+            let b = BoundingBox(south: zoneLayer.bounds[4 * f + 1], west: zoneLayer.bounds[4 * f],
+                                north: zoneLayer.bounds[4 * f + 3], east: zoneLayer.bounds[4 * f + 2])
+            if f == 0 { box = b } else { box.formUnion(b) }
+        }
+        return box
+    }
+}
