@@ -35,12 +35,13 @@ let package = Package(
                 "Zones", "Geodesy", "GeoJSON", "Projection", "Geometry",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"]),
         .testTarget(name: "GeoJSONTests", dependencies: ["GeoJSON"]),
-        .testTarget(name: "ProjectionTests", dependencies: ["Projection", "Geodesy"]),
+        .testTarget(name: "ProjectionTests", dependencies: ["Projection", "Geodesy", "TestSupport"]),
         .testTarget(name: "GeometryTests", dependencies: ["Geometry", "Geodesy", "GeoJSON"]),
-        .testTarget(name: "ZonesTests", dependencies: ["Zones", "Geometry", "Geodesy", "GeoJSON", "Projection"]),
-        .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI"]),
+        .testTarget(name: "ZonesTests", dependencies: ["Zones", "Geometry", "Geodesy", "GeoJSON", "Projection", "TestSupport"]),
+        .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

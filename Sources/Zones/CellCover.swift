@@ -6,8 +6,11 @@
 /// list of candidate features, tested exactly with `PolygonLayer.locate`. Most points
 /// therefore cost two array reads and no polygon test.
 ///
-/// Cell values (UInt32): 0 = no feature; n = feature n − 1; `borderTag | k` = the k-th list
-/// in `candidateStart`. Coarse values use `blockTag | b` for "see fine block b".
+/// Coarse values (UInt32): 0 = no feature; n = feature n − 1; `blockTag | b` = see fine
+/// block b. Fine values (UInt16, so a block is 512 bytes) carry a 2-bit tag:
+/// `00`: 0 = no feature, n = feature n − 1; `01`: test the one feature in the low bits;
+/// `10`: test the candidate list `blockListBase[b] + low bits`. A set holds at most
+/// `maxFeatures` features.
 ///
 /// Correctness rests on one invariant: a cell not marked "touched" has no edge in it or on
 /// its sides, so every point in it lies in the same features as its centre. Marking is
@@ -17,7 +20,12 @@ struct CellCover: Sendable, Equatable {
     static let blockTag: UInt32 = 0x8000_0000
     static let borderTag: UInt32 = 0x8000_0000
     static let wholeCellFlag: UInt32 = 0x8000_0000
-    static let fineShift = 4
+    static let singleTag: UInt16 = 0x4000
+    static let listTag: UInt16 = 0x8000
+    static let lowBits: UInt16 = 0x3FFF
+    /// The most features a cover can hold (14 bits in a fine cell).
+    static let maxFeatures = 0x3FFE
+    static let fineShift = 3
     static var fineSide: Int { 1 << fineShift }
 
     var minX = 0.0, minY = 0.0
@@ -26,7 +34,9 @@ struct CellCover: Sendable, Equatable {
     /// Coarse grid size (columns, rows); the fine grid is `fineSide` times larger.
     var columns = 0, rows = 0
     var coarse: [UInt32] = []
-    var fine: [UInt32] = []
+    var fine: [UInt16] = []
+    /// Per fine block, the index of its first candidate list.
+    var blockListBase: [UInt32] = []
     var candidateStart: [Int32] = [0]
     /// Feature indices; `wholeCellFlag` set when the feature covers the whole cell.
     var candidates: [UInt32] = []
@@ -41,9 +51,14 @@ struct CellCover: Sendable, Equatable {
         let c = coarse[(gy >> Self.fineShift) * columns + (gx >> Self.fineShift)]
         if c & Self.blockTag == 0 { return Int(c) - 1 }
         let mask = Self.fineSide - 1
-        let f = fine[(Int(c & ~Self.blockTag) << (2 * Self.fineShift)) | ((gy & mask) << Self.fineShift) | (gx & mask)]
-        if f & Self.borderTag == 0 { return Int(f) - 1 }
-        return resolve(list: Int(f & ~Self.borderTag), x: x, y: y, layer: layer)
+        let block = Int(c & ~Self.blockTag)
+        let f = fine[(block << (2 * Self.fineShift)) | ((gy & mask) << Self.fineShift) | (gx & mask)]
+        let low = Int(f & Self.lowBits)
+        switch f >> 14 {
+        case 0: return low - 1
+        case 1: return layer.covers(x: x, y: y, feature: low) ? low : -1
+        default: return resolve(list: Int(blockListBase[block]) + low, x: x, y: y, layer: layer)
+        }
     }
 
     @inline(never)
@@ -59,7 +74,7 @@ struct CellCover: Sendable, Equatable {
 
 extension CellCover {
     /// Builds the cover of `layer` with about `targetCoarseCells` coarse cells.
-    init(layer: PolygonLayer, targetCoarseCells: Int = 1 << 16) {
+    init(layer: PolygonLayer, targetCoarseCells: Int = 1 << 17) {
         self.init()
         let n = layer.featureCount
         guard n > 0 else { return }
@@ -185,7 +200,7 @@ extension CellCover {
         }
 
         // Fine blocks: touched fine cells get candidate lists; the rest, a flood fill each.
-        fine = [UInt32](repeating: UInt32.max, count: blocks * side * side)
+        var fine = [UInt32](repeating: UInt32.max, count: blocks * side * side)
         candidateStart = [0]
         candidates = []
         // Group touched pairs by fine cell.
@@ -227,7 +242,11 @@ extension CellCover {
 
         var newStart: [Int32] = [0]
         var newCandidates: [UInt32] = []
+        var compact = [UInt16](repeating: 0, count: fine.count)
+        precondition(layer.featureCount <= Self.maxFeatures, "a zone set holds at most \(Self.maxFeatures) zones")
+        var listBase = [UInt32](repeating: 0, count: blocks)
         for b in 0..<blocks {
+            listBase[b] = UInt32(newStart.count - 1)
             let (ox, oy) = blockOrigin[b]
             let base = b * side * side
             // Flood-fill regions of untouched cells: one test per region, against the
@@ -252,6 +271,9 @@ extension CellCover {
                     }
                 }
             }
+            for local in 0..<(side * side) where fine[base + local] & Self.borderTag == 0 {
+                compact[base + local] = UInt16(fine[base + local])
+            }
             // Border cells: touching features, plus any feature that covers this cell
             // wholly without touching it, in index order; whole-cell ones need no test.
             for local in 0..<(side * side) where fine[base + local] & Self.borderTag != 0 && fine[base + local] != UInt32.max {
@@ -272,13 +294,20 @@ extension CellCover {
                     kept.append(whole ? UInt32(f) | Self.wholeCellFlag : UInt32(f))
                     if whole { break }
                 }
-                fine[base + local] = Self.borderTag | UInt32(newStart.count - 1)
-                newCandidates += kept
-                newStart.append(Int32(newCandidates.count))
+                if kept.count == 1 {
+                    let f = kept[0] & ~Self.wholeCellFlag
+                    compact[base + local] = kept[0] & Self.wholeCellFlag != 0 ? UInt16(f + 1) : Self.singleTag | UInt16(f)
+                } else {
+                    compact[base + local] = Self.listTag | UInt16(newStart.count - 1 - Int(listBase[b]))
+                    newCandidates += kept
+                    newStart.append(Int32(newCandidates.count))
+                }
             }
         }
         candidateStart = newStart
         candidates = newCandidates
+        blockListBase = listBase
+        self.fine = compact
     }
 }
 

@@ -30,7 +30,6 @@ extension ZoneImporter {
             zones.append(Zone(index: i, id: sources[i].id, name: sources[i].name, properties: sources[i].properties))
         }
 
-        var areaLayer = PolygonLayer()
         var areas: [Zone] = []
         var areaRings: [[[[Position]]]] = []
         if let areaSources {
@@ -40,36 +39,50 @@ extension ZoneImporter {
                 .init(zone: "service area " + $0.zone, feature: $0.feature, reason: $0.reason, repaired: $0.repaired)
             }
             for (i, g) in gs.enumerated() {
-                let rings: [[[Position]]]
-                do { rings = try g.polygonRings() } catch {
+                do { areaRings.append(try g.polygonRings()) } catch {
                     throw .badInput(place: "service area \(areaSources[i].id)", reason: error.description)
                 }
-                areaRings.append(rings)
                 areas.append(Zone(index: i, id: areaSources[i].id, name: areaSources[i].name, properties: areaSources[i].properties))
             }
-        } else {
-            // The union of the zones, holes filled: every hole becomes a reported gap.
-            let union: Geometry
-            do { union = try Geometry.collection(zoneGeometries, in: context).unaryUnion() } catch {
-                throw .badInput(place: source, reason: "cannot union the zones: \(error)")
-            }
-            let rings = ((try? union.polygonRings()) ?? []).map { [$0[0]] }
-            areaRings.append(rings)
-            areas.append(Zone(index: 0, id: "1", name: URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent,
-                              properties: "{}"))
         }
-        for r in areaRings { areaLayer.append(polygons: r) }
         report.zones = zones.count
-        report.serviceAreas = areas.count
 
-        progress?("extracted rings")
-        let adjacency = try checks(zoneRings: allZoneRings, areaRings: areaRings, zones: zones, options: options,
-                                   source: source, report: &report, progress: progress)
-        progress?("checked overlaps, gaps and adjacency")
+        // The zones' union (for the gaps, and the default service area) runs on a second
+        // thread in a GEOS context of its own, while this thread checks the zone pairs.
+        let zoneRingsCopy = allZoneRings
+        let union: [[[Position]]]
+        let adjacency: [[Int]]
+        do {
+            (union, adjacency) = try inParallel({ try unionRings(zoneRingsCopy) }, {
+                try pairChecks(zoneRings: allZoneRings, zones: zones, options: options, source: source, report: &report)
+            })
+        } catch let e as ZoneError { throw e } catch { throw .badInput(place: source, reason: "\(error)") }
+        progress?("checked zone pairs")
+
+        if areaSources == nil {
+            // The default service area: the union with its holes filled; each hole is a gap.
+            areaRings = [union.map { [$0[0]] }]
+            areas = [Zone(index: 0, id: "1", name: URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent,
+                          properties: "{}")]
+        }
+        try gapChecks(union: union, areaRings: areaRings, zoneRings: allZoneRings, zones: zones,
+                      explicitAreas: areaSources != nil, options: options, source: source, report: &report)
+        progress?("checked gaps and service areas")
+        report.serviceAreas = areas.count
+        var areaLayer = PolygonLayer()
+        for r in areaRings { areaLayer.append(polygons: r) }
         let set = ZoneSet(zones: zones, zoneLayer: zoneLayer, serviceAreas: areas, areaLayer: areaLayer,
                           adjacency: adjacency)
         progress?("built the cell cover")
         return (set, report)
+    }
+
+    /// The union of all zones, as rings (in a GEOS context of its own).
+    static func unionRings(_ zoneRings: [[[[Position]]]]) throws -> [[[Position]]] {
+        let context = GEOSContext()
+        var gs: [Geometry] = []
+        for r in zoneRings { gs.append(try Geometry(.multiPolygon(r), in: context)) }
+        return try Geometry.collection(gs, in: context).unaryUnion().polygonRings()
     }
 
     /// One GEOS geometry per source zone: each feature validated (and repaired if asked),
@@ -111,46 +124,45 @@ extension ZoneImporter {
         return out
     }
 
-    /// Overlaps, gaps, outside zones and adjacency, computed in a Lambert equal-area frame
-    /// centred on the data, so that areas are m² and distances metres.
-    static func checks(zoneRings: [[[[Position]]]], areaRings: [[[[Position]]]], zones: [Zone],
-                       options: ZoneImportOptions, source: String,
-                       report: inout ZoneReport, progress: ((String) -> Void)?) throws(ZoneError) -> [[Int]] {
-        var box: BoundingBox?
+    /// A Lambert equal-area frame centred on the zones, so that areas are m² and distances metres.
+    static func equalAreaFrame(_ zoneRings: [[[[Position]]]], source: String) throws(ZoneError) -> (Transformer, Transformer) {
+        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
         for rings in zoneRings { for poly in rings { for p in poly[0] {
-            let c = Coordinate(unchecked: p.y, p.x)
-            if box == nil { box = BoundingBox(south: c.latitude, west: c.longitude, north: c.latitude, east: c.longitude) }
-            else { box!.formUnion(c) }
+            minX = min(minX, p.x); maxX = max(maxX, p.x); minY = min(minY, p.y); maxY = max(maxY, p.y)
         } } }
-        guard let box else { return [] }
-        let forward: Transformer, inverse: Transformer
         do {
-            forward = try Transformer.equalArea(around: box.center)
-            inverse = try Transformer(from: forward.target, to: "EPSG:4326")
+            let forward = try Transformer.equalArea(around: Coordinate(unchecked: (minY + maxY) / 2, (minX + maxX) / 2))
+            return (forward, try Transformer(from: forward.target, to: "EPSG:4326"))
         } catch {
             throw .badInput(place: source, reason: "cannot build an equal-area frame: \(error)")
         }
-        let context = GEOSContext()
-        func metric(_ rings: [[[Position]]]) throws(ZoneError) -> Geometry {
-            var xs: [Double] = [], ys: [Double] = []
-            for poly in rings { for ring in poly { for p in ring { xs.append(p.x); ys.append(p.y) } } }
-            do { try forward.transform(x: &xs, y: &ys) } catch {
-                throw .badInput(place: source, reason: error.description)
-            }
-            var k = 0
-            let projected: [[[Position]]] = rings.map { poly in poly.map { ring in ring.map { _ in
-                defer { k += 1 }
-                return Position(x: xs[k], y: ys[k])
-            } } }
-            do {
-                return try Geometry(projected.count == 1 ? .polygon(projected[0]) : .multiPolygon(projected), in: context)
-            } catch { throw .badInput(place: source, reason: error.description) }
-        }
-        var metricZones: [Geometry] = []
-        for r in zoneRings { metricZones.append(try metric(r)) }
-        var metricAreas: [Geometry] = []
-        for r in areaRings { metricAreas.append(try metric(r)) }
+    }
 
+    /// Rings moved into the equal-area frame.
+    static func project(_ rings: [[[Position]]], _ t: Transformer, source: String) throws(ZoneError) -> [[[Position]]] {
+        var xs: [Double] = [], ys: [Double] = []
+        for poly in rings { for ring in poly { for p in ring { xs.append(p.x); ys.append(p.y) } } }
+        do { try t.transform(x: &xs, y: &ys) } catch { throw .badInput(place: source, reason: error.description) }
+        var k = 0
+        return rings.map { poly in poly.map { ring in ring.map { _ in
+            defer { k += 1 }
+            return Position(x: xs[k], y: ys[k])
+        } } }
+    }
+
+    /// Overlaps (m²) and adjacency (within `adjacencyMetres`) of every pair of zones whose
+    /// envelopes meet, in the equal-area frame.
+    static func pairChecks(zoneRings: [[[[Position]]]], zones: [Zone], options: ZoneImportOptions, source: String,
+                           report: inout ZoneReport) throws(ZoneError) -> [[Int]] {
+        guard !zoneRings.isEmpty else { return [] }
+        let (forward, _) = try equalAreaFrame(zoneRings, source: source)
+        let context = GEOSContext()
+        var metricZones: [Geometry] = []
+        for r in zoneRings {
+            do { metricZones.append(try Geometry(.multiPolygon(try project(r, forward, source: source)), in: context)) } catch {
+                throw .badInput(place: source, reason: "\(error)")
+            }
+        }
         let tolerance = options.toleranceSquareMetres
         var adjacency = [[Int]](repeating: [], count: zones.count)
         let tree = EnvelopeTree(in: context)
@@ -165,6 +177,8 @@ extension ZoneImporter {
                 if a.isWithin(distance: options.adjacencyMetres, of: b) {
                     adjacency[i].append(j); adjacency[j].append(i)
                     report.adjacentPairs += 1
+                } else {
+                    continue
                 }
                 guard prepared?.intersects(b) ?? a.intersects(b) else { continue }
                 let area: Double
@@ -179,37 +193,58 @@ extension ZoneImporter {
                 }
             }
         }
-        progress?("pairs checked")
         report.overlaps = overlaps.sorted { $0.squareMetres > $1.squareMetres }
         for k in adjacency.indices { adjacency[k].sort() }
+        return adjacency
+    }
 
-        // Gaps: parts of a service area that no zone covers.
+    /// Gaps (parts of a service area in no zone) and zones outside every service area.
+    static func gapChecks(union: [[[Position]]], areaRings: [[[[Position]]]], zoneRings: [[[[Position]]]], zones: [Zone],
+                          explicitAreas: Bool, options: ZoneImportOptions, source: String,
+                          report: inout ZoneReport) throws(ZoneError) {
+        guard !zoneRings.isEmpty else { return }
+        let (forward, inverse) = try equalAreaFrame(zoneRings, source: source)
+        let tolerance = options.toleranceSquareMetres
+        func record(area a: Double, near p: (x: Double, y: Double)) throws(ZoneError) {
+            if a > tolerance {
+                let q: (x: Double, y: Double)
+                do { q = try inverse.transform(x: p.x, y: p.y) } catch { throw .badInput(place: source, reason: error.description) }
+                report.gaps.append(.init(squareMetres: a, near: Coordinate(unchecked: q.y, q.x)))
+            } else if a > 0 {
+                report.gapSliverCount += 1
+            }
+        }
+        let context = GEOSContext()
         do {
-            let union = try Geometry.collection(metricZones, in: context).unaryUnion()
-            for area in metricAreas {
-                let gaps = try area.difference(union)
-                for part in gaps.parts where !part.isEmpty {
-                    let a = part.area
-                    if a > tolerance {
-                        var p = part.pointOnSurface
-                        let (x, y) = try inverse.transform(x: p.x, y: p.y)
-                        p = (x, y)
-                        report.gaps.append(.init(squareMetres: a, near: Coordinate(unchecked: p.y, p.x)))
-                    } else if a > 0 {
-                        report.gapSliverCount += 1
+            if !explicitAreas {
+                // The holes of the union are the gaps; by construction no zone is outside.
+                for poly in union {
+                    for hole in poly.dropFirst() {
+                        let g = try Geometry(.polygon(try project([[hole]], forward, source: source)[0]), in: context)
+                        try record(area: g.area, near: g.pointOnSurface)
                     }
                 }
+            } else {
+                let zonesUnion = try Geometry(.multiPolygon(try project(union, forward, source: source)), in: context)
+                var served: [Geometry] = []
+                for r in areaRings {
+                    let area = try Geometry(.multiPolygon(try project(r, forward, source: source)), in: context)
+                    served.append(area)
+                    for part in try area.difference(zonesUnion).parts where !part.isEmpty {
+                        try record(area: part.area, near: part.pointOnSurface)
+                    }
+                }
+                let servedUnion = try Geometry.collection(served, in: context).unaryUnion()
+                let prepared = try servedUnion.prepared()
+                for (i, r) in zoneRings.enumerated() {
+                    let z = try Geometry(.multiPolygon(try project(r, forward, source: source)), in: context)
+                    if prepared.covers(z) { continue }
+                    if try z.difference(servedUnion).area > tolerance { report.outside.append(zones[i].id) }
+                }
             }
-            report.gaps.sort { $0.squareMetres > $1.squareMetres }
-            progress?("gaps checked")
-            // Zones outside every service area.
-            let served = try Geometry.collection(metricAreas, in: context).unaryUnion()
-            for (i, z) in metricZones.enumerated() where try z.difference(served).area > tolerance {
-                report.outside.append(zones[i].id)
-            }
-        } catch {
+        } catch let e as ZoneError { throw e } catch {
             throw .badInput(place: source, reason: "the gap check failed: \(error)")
         }
-        return adjacency
+        report.gaps.sort { $0.squareMetres > $1.squareMetres }
     }
 }

@@ -145,7 +145,7 @@ struct BinaryWriter {
     mutating func cover(_ c: CellCover) {
         array([c.minX, c.minY, c.invFineWidth, c.invFineHeight])
         int(c.columns); int(c.rows)
-        array(c.coarse); array(c.fine); array(c.candidateStart); array(c.candidates)
+        array(c.coarse); array(c.fine); array(c.blockListBase); array(c.candidateStart); array(c.candidates)
     }
 }
 
@@ -222,7 +222,8 @@ struct BinaryReader {
         guard g.count == 4 else { throw .inconsistent }
         (c.minX, c.minY, c.invFineWidth, c.invFineHeight) = (g[0], g[1], g[2], g[3])
         c.columns = try int(); c.rows = try int()
-        c.coarse = try array(); c.fine = try array(); c.candidateStart = try array(); c.candidates = try array()
+        c.coarse = try array(); c.fine = try array(); c.blockListBase = try array()
+        c.candidateStart = try array(); c.candidates = try array()
         try c.validate(features: features)
         return c
     }
@@ -249,13 +250,25 @@ extension PolygonLayer {
 extension CellCover {
     func validate(features: Int) throws(BinaryReader.Failure) {
         let blocks = fine.count >> (2 * Self.fineShift)
+        let lists = candidateStart.count - 1
         guard columns >= 0, rows >= 0, coarse.count == columns * rows, fine.count == blocks << (2 * Self.fineShift),
-              candidateStart.first == 0, Int(candidateStart.last ?? 0) == candidates.count,
+              blockListBase.count == blocks, candidateStart.first == 0, Int(candidateStart.last ?? 0) == candidates.count,
               zip(candidateStart, candidateStart.dropFirst()).allSatisfy({ $0 <= $1 }),
-              coarse.allSatisfy({ $0 & Self.blockTag == 0 || Int($0 & ~Self.blockTag) < blocks }),
-              coarse.allSatisfy({ $0 & Self.blockTag != 0 || Int($0) <= features }),
-              fine.allSatisfy({ $0 & Self.borderTag != 0 ? Int($0 & ~Self.borderTag) < candidateStart.count - 1 : Int($0) <= features }),
+              coarse.allSatisfy({ $0 & Self.blockTag == 0 ? Int($0) <= features : Int($0 & ~Self.blockTag) < blocks }),
               candidates.allSatisfy({ Int($0 & ~Self.wholeCellFlag) < features })
+        else { throw .inconsistent }
+        for b in 0..<blocks {
+            for k in (b << (2 * Self.fineShift))..<((b + 1) << (2 * Self.fineShift)) {
+                let v = fine[k], low = Int(v & Self.lowBits)
+                switch v >> 14 {
+                case 0: guard low <= features else { throw .inconsistent }
+                case 1: guard low < features else { throw .inconsistent }
+                case 2: guard Int(blockListBase[b]) + low < lists else { throw .inconsistent }
+                default: throw .inconsistent
+                }
+            }
+        }
+        guard true
         else { throw .inconsistent }
     }
 }

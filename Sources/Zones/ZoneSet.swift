@@ -133,6 +133,7 @@ public struct ZoneSet: Sendable, Equatable {
 
     /// Statistics of the cell cover, for reports.
     public var coverStatistics: (coarseCells: Int, fineBlocks: Int, borderCells: Int) {
-        (zoneCover.coarse.count, zoneCover.fine.count >> (2 * CellCover.fineShift), zoneCover.candidateStart.count - 1)
+        (zoneCover.coarse.count, zoneCover.fine.count >> (2 * CellCover.fineShift),
+         zoneCover.fine.count(where: { $0 >> 14 != 0 }))
     }
 }

@@ -1,0 +1,88 @@
+import Foundation
+
+/// Where the project's real test data lives (`../shared/data`), and whether it is there.
+/// Tests that need it are `.enabled(if: SharedData.isAvailable, SharedData.skipMessage)`.
+public enum SharedData {
+    /// The project root, found from this file's path (Tests/TestSupport/TestSupport.swift).
+    public static let projectRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    public static let root: URL = projectRoot.deletingLastPathComponent().appendingPathComponent("shared/data")
+
+    public static var isAvailable: Bool { FileManager.default.fileExists(atPath: root.path) }
+
+    public static let skipMessage: Comment = "skipped: ../shared/data is missing (the real-data tests run whenever it is present)"
+
+    /// The path of a file under `../shared/data`.
+    public static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+}
+
+/// A fresh temporary folder, removed when the value is released.
+public final class TemporaryFolder {
+    public let url: URL
+    public init() {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("wayfare-test-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    /// The path of `name` inside the folder.
+    public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    /// Writes `text` to `name` and returns its path.
+    @discardableResult
+    public func write(_ name: String, _ text: String) -> String {
+        let p = path(name)
+        FileManager.default.createFile(atPath: p, contents: Data(text.utf8))
+        return p
+    }
+
+    /// Writes raw bytes to `name` and returns its path.
+    @discardableResult
+    public func write(_ name: String, bytes: [UInt8]) -> String {
+        let p = path(name)
+        FileManager.default.createFile(atPath: p, contents: Data(bytes))
+        return p
+    }
+}
+
+/// The result of running the `wayfare` executable.
+public struct CommandResult: Sendable {
+    public let status: Int32
+    public let stdout: String
+    public let stderr: String
+}
+
+/// Runs the built `wayfare` binary (it sits next to the test bundle).
+public func runWayfare(_ arguments: [String]) throws -> CommandResult {
+    let binary = Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("wayfare")
+    let candidates = [binary,
+                      URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wayfare")]
+    guard let exe = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+        throw NSError(domain: "wayfare", code: 1, userInfo: [NSLocalizedDescriptionKey: "wayfare binary not found"])
+    }
+    let process = Process()
+    process.executableURL = exe
+    process.arguments = arguments
+    process.currentDirectoryURL = SharedData.projectRoot
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    // Read both pipes before waiting so a large output cannot block the child.
+    let group = DispatchGroup()
+    nonisolated(unsafe) var errData = Data()
+    group.enter()
+    DispatchQueue.global().async {
+        errData = err.fileHandleForReading.readDataToEndOfFile()
+        group.leave()
+    }
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    process.waitUntilExit()
+    return CommandResult(status: process.terminationStatus,
+                         stdout: String(decoding: outData, as: UTF8.self),
+                         stderr: String(decoding: errData, as: UTF8.self))
+}
+
+import Testing
