@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
 import Geodesy
+import GeoJSON
 import Zones
 
 struct ZonesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "zones", abstract: "Import, check and query taxi zones and service areas.",
-        subcommands: [ZonesImport.self, ZonesCheck.self, ZonesLookup.self, ZonesSample.self])
+        subcommands: [ZonesImport.self, ZonesCheck.self, ZonesLookup.self, ZonesLocate.self, ZonesSample.self])
 }
 
 /// The options every command that reads a zone GeoJSON shares.
@@ -130,5 +131,27 @@ struct ZonesSample: ParsableCommand {
         csv.reserveCapacity(count * 24)
         for p in points { csv += "\(p.latitude),\(p.longitude)\n" }
         try writeOutput(csv, to: out)
+    }
+}
+
+struct ZonesLocate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "locate", abstract: "One point's zone, service area and neighbouring zones, as JSON.")
+    @Argument(help: "A zone file, or zones as GeoJSON/WKT.") var zones: String
+    @Argument(help: "The point as LAT,LON.") var point: String
+    @OptionGroup var source: ZoneSourceOptions
+
+    func run() throws {
+        let p: Coordinate
+        do { p = try Coordinate(parsing: point) } catch { throw CLIError("point \"\(point)\": \(error) (expected LAT,LON)") }
+        let set = try loadZones(zones, source: source)
+        func json(_ z: Zone?) -> String {
+            guard let z else { return "null" }
+            return "{\"id\":\(JSONValue.string(z.id).serialized),\"name\":\(JSONValue.string(z.name).serialized)}"
+        }
+        let zone = set.zone(containing: p)
+        let area = try? set.serviceArea(containing: p)
+        let neighbours = zone.map { set.neighbours(of: $0).map { json($0) }.joined(separator: ",") } ?? ""
+        print("{\"lat\":\(p.latitude),\"lon\":\(p.longitude),\"zone\":\(json(zone)),\"service_area\":\(json(area)),\"neighbours\":[\(neighbours)]}")
     }
 }

@@ -61,6 +61,35 @@ struct CellCover: Sendable, Equatable {
         }
     }
 
+    /// The batch form of `feature(x:y:layer:)`: the same arithmetic, with the cover's arrays
+    /// opened once for the whole batch instead of once per point.
+    func features(xs: UnsafeBufferPointer<Double>, ys: UnsafeBufferPointer<Double>, layer: PolygonLayer,
+                  into out: UnsafeMutableBufferPointer<Int32>) {
+        let fineColumns = Double(columns << Self.fineShift), fineRows = Double(rows << Self.fineShift)
+        let mask = Self.fineSide - 1, shift = Self.fineShift, columns = columns
+        let minX = minX, minY = minY, invW = invFineWidth, invH = invFineHeight
+        coarse.withUnsafeBufferPointer { coarse in
+            fine.withUnsafeBufferPointer { fine in
+                for k in 0..<xs.count {
+                    let x = xs[k], y = ys[k]
+                    let u = (x - minX) * invW, v = (y - minY) * invH
+                    guard u >= 0, v >= 0, u < fineColumns, v < fineRows else { out[k] = -1; continue }
+                    let gx = Int(u), gy = Int(v)
+                    let c = coarse[(gy >> shift) * columns + (gx >> shift)]
+                    if c & Self.blockTag == 0 { out[k] = Int32(bitPattern: c) - 1; continue }
+                    let block = Int(c & ~Self.blockTag)
+                    let f = fine[(block << (2 * shift)) | ((gy & mask) << shift) | (gx & mask)]
+                    let low = Int(f & Self.lowBits)
+                    switch f >> 14 {
+                    case 0: out[k] = Int32(low) - 1
+                    case 1: out[k] = layer.covers(x: x, y: y, feature: low) ? Int32(low) : -1
+                    default: out[k] = Int32(resolve(list: Int(blockListBase[block]) + low, x: x, y: y, layer: layer))
+                    }
+                }
+            }
+        }
+    }
+
     @inline(never)
     func resolve(list k: Int, x: Double, y: Double, layer: PolygonLayer) -> Int {
         for j in Int(candidateStart[k])..<Int(candidateStart[k + 1]) {

@@ -87,10 +87,14 @@ public struct ZoneSet: Sendable, Equatable {
     /// by the benchmark, with no per-point allocation.
     public func zoneIndices(longitudes: [Double], latitudes: [Double], into out: inout [Int32]) {
         precondition(longitudes.count == latitudes.count)
-        out.removeAll(keepingCapacity: true)
-        out.reserveCapacity(longitudes.count)
-        for k in longitudes.indices {
-            out.append(Int32(zoneCover.feature(x: longitudes[k], y: latitudes[k], layer: zoneLayer)))
+        let n = longitudes.count
+        out = [Int32](unsafeUninitializedCapacity: n) { buffer, count in
+            longitudes.withUnsafeBufferPointer { xs in
+                latitudes.withUnsafeBufferPointer { ys in
+                    zoneCover.features(xs: xs, ys: ys, layer: zoneLayer, into: buffer)
+                }
+            }
+            count = n
         }
     }
 

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Every test: the whole suite, then the concurrency tests again under ThreadSanitizer.
+# Installs GEOS and PROJ first if they are missing. Real-data tests read ../shared/data
+# and skip, saying so, when it is absent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+swift build --build-tests
+swift test --skip-build
+echo "== ThreadSanitizer: concurrent lookups on a shared ZoneSet"
+swift test --sanitize=thread --scratch-path .build-tsan --filter ConcurrencyTests
