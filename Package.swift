@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "Projection", targets: ["Projection"]),
         .library(name: "Geometry", targets: ["Geometry"]),
         .library(name: "Zones", targets: ["Zones"]),
+        .library(name: "SpatialIndex", targets: ["SpatialIndex"]),
         .executable(name: "wayfare", targets: ["WayfareCLI"]),
     ],
     dependencies: [
@@ -29,6 +30,7 @@ let package = Package(
         .target(name: "Projection", dependencies: ["CPROJ", "Geodesy"], exclude: ["README.md"]),
         .target(name: "Geometry", dependencies: ["CGEOS", "Geodesy", "GeoJSON"], exclude: ["README.md"]),
         .target(name: "Zones", dependencies: ["Geodesy", "GeoJSON", "Projection", "Geometry"], exclude: ["README.md"]),
+        .target(name: "SpatialIndex", dependencies: ["Geodesy"], exclude: ["README.md"]),
         .executableTarget(
             name: "WayfareCLI",
             dependencies: [
@@ -41,6 +43,7 @@ let package = Package(
         .testTarget(name: "ProjectionTests", dependencies: ["Projection", "Geodesy", "TestSupport"]),
         .testTarget(name: "GeometryTests", dependencies: ["Geometry", "Geodesy", "GeoJSON"]),
         .testTarget(name: "ZonesTests", dependencies: ["Zones", "Geometry", "Geodesy", "GeoJSON", "Projection", "TestSupport"]),
+        .testTarget(name: "SpatialIndexTests", dependencies: ["SpatialIndex", "Geodesy", "TestSupport"]),
         .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -251,4 +251,25 @@ import TestSupport
         }
         #expect(results == Array(repeating: true, count: 8))
     }
+
+    /// GEOS and PROJ on many threads at once, each with contexts of its own (the rule in
+    /// GEOSContext and Transformer); the import itself runs its union on a second thread.
+    @Test func importsRunConcurrentlyWithAContextPerThread() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.write("four.geojson", featureCollection([("a", [square(0, 0, 0.01)]), ("b", [square(0.01, 0, 0.01)]),
+                                                                   ("c", [square(0, 0.01, 0.01)]), ("d", [square(0.01, 0.01, 0.01)])],
+                                                                  crs: "EPSG:4326"))
+        let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    let (set, report) = try ZoneImporter.load(zonesAt: path)
+                    let locator = try GEOSZoneLocator(set)
+                    let index = locator.zoneIndex(longitude: 0.015, latitude: 0.015)
+                    return set.zones.count * 100 + report.adjacentPairs * 10 + index
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(counts == [463, 463, 463, 463])  // 4 zones, 6 adjacent pairs, d holds the point
+    }
 }

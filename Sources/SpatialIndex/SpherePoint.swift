@@ -1,0 +1,117 @@
+import Foundation
+import Geodesy
+
+/// A position as a unit vector in 3-D (Earth-centred, unit radius).
+///
+/// Why 3-D: the straight-line (chord) distance between two unit vectors grows strictly with
+/// the great-circle distance, so ranking by chord is ranking by great-circle metres, exactly,
+/// with no special case at the poles or across the antimeridian, and each comparison costs
+/// three multiplications instead of a haversine.
+public struct SpherePoint: Hashable, Sendable {
+    public var x: Double
+    public var y: Double
+    public var z: Double
+
+    @inlinable
+    public init(x: Double, y: Double, z: Double) { self.x = x; self.y = y; self.z = z }
+
+    public init(_ c: Coordinate) {
+        let φ = c.latitude * .pi / 180, λ = c.longitude * .pi / 180
+        let cφ = cos(φ)
+        x = cφ * cos(λ); y = cφ * sin(λ); z = sin(φ)
+    }
+
+    /// Squared chord distance on the unit sphere.
+    @inlinable
+    public func chord2(to o: SpherePoint) -> Double {
+        let dx = x - o.x, dy = y - o.y, dz = z - o.z
+        return dx * dx + dy * dy + dz * dz
+    }
+}
+
+/// Conversions between squared chords and great-circle metres on the mean sphere.
+public enum ChordDistance {
+    /// Great-circle metres for a squared chord: 2R·asin(c/2).
+    @inlinable
+    public static func metres(chord2: Double) -> Double {
+        2 * Earth.meanRadius * asin(min(1, chord2.squareRoot() / 2))
+    }
+
+    /// The squared chord of a great-circle distance in metres (capped at the antipode).
+    @inlinable
+    public static func chord2(metres: Double) -> Double {
+        guard metres.isFinite else { return metres > 0 ? 4 : 0 }
+        let half = min(Double.pi / 2, max(0, metres / (2 * Earth.meanRadius)))
+        let c = 2 * sin(half)
+        return c * c
+    }
+}
+
+/// An axis-aligned box in the 3-D unit-vector space.
+struct Box3: Equatable, Sendable {
+    var minX, minY, minZ, maxX, maxY, maxZ: Double
+
+    static let empty = Box3(minX: .infinity, minY: .infinity, minZ: .infinity,
+                            maxX: -.infinity, maxY: -.infinity, maxZ: -.infinity)
+
+    @inline(__always)
+    mutating func include(_ x: Double, _ y: Double, _ z: Double) {
+        minX = min(minX, x); minY = min(minY, y); minZ = min(minZ, z)
+        maxX = max(maxX, x); maxY = max(maxY, y); maxZ = max(maxZ, z)
+    }
+
+    @inline(__always)
+    mutating func include(_ b: Box3) {
+        minX = min(minX, b.minX); minY = min(minY, b.minY); minZ = min(minZ, b.minZ)
+        maxX = max(maxX, b.maxX); maxY = max(maxY, b.maxY); maxZ = max(maxZ, b.maxZ)
+    }
+
+    @inline(__always)
+    func contains(_ x: Double, _ y: Double, _ z: Double) -> Bool {
+        x >= minX && x <= maxX && y >= minY && y <= maxY && z >= minZ && z <= maxZ
+    }
+
+    func intersects(_ b: Box3) -> Bool {
+        minX <= b.maxX && b.minX <= maxX && minY <= b.maxY && b.minY <= maxY && minZ <= b.maxZ && b.minZ <= maxZ
+    }
+
+    /// Sum of the extents: the R*-tree's "margin", a good cost for thin boxes on a sphere.
+    var margin: Double { (maxX - minX) + (maxY - minY) + (maxZ - minZ) }
+
+    var largestExtent: Double { max(maxX - minX, maxY - minY, maxZ - minZ) }
+
+    /// The squared distance from a point to the box (0 inside).
+    @inline(__always)
+    func distance2(_ x: Double, _ y: Double, _ z: Double) -> Double {
+        let dx = max(minX - x, 0, x - maxX), dy = max(minY - y, 0, y - maxY), dz = max(minZ - z, 0, z - maxZ)
+        return dx * dx + dy * dy + dz * dz
+    }
+
+    /// A box that holds every unit vector of a latitude/longitude box (conservative).
+    init(_ b: BoundingBox) {
+        let φ0 = b.south * .pi / 180, φ1 = b.north * .pi / 180
+        let λ0 = b.west * .pi / 180, λ1 = b.east * .pi / 180
+        let c0 = cos(φ0), c1 = cos(φ1)
+        let cMin = min(c0, c1), cMax = (φ0 <= 0 && 0 <= φ1) ? 1 : max(c0, c1)
+        func range(_ f: (Double) -> Double, extremes: [(Double, Double)]) -> (Double, Double) {
+            var lo = min(f(λ0), f(λ1)), hi = max(f(λ0), f(λ1))
+            for (angle, value) in extremes where λ0 <= angle && angle <= λ1 { lo = min(lo, value); hi = max(hi, value) }
+            return (lo, hi)
+        }
+        let (cosLo, cosHi) = range(cos, extremes: [(0, 1), (.pi, -1), (-.pi, -1)])
+        let (sinLo, sinHi) = range(sin, extremes: [(.pi / 2, 1), (-.pi / 2, -1)])
+        func product(_ a: (Double, Double), _ b: (Double, Double)) -> (Double, Double) {
+            let p = [a.0 * b.0, a.0 * b.1, a.1 * b.0, a.1 * b.1]
+            return (p.min()!, p.max()!)
+        }
+        let (xLo, xHi) = product((cMin, cMax), (cosLo, cosHi))
+        let (yLo, yHi) = product((cMin, cMax), (sinLo, sinHi))
+        // Widen by a few ulps: the trigonometry above may round inward.
+        let e = 1e-12
+        self.init(minX: xLo - e, minY: yLo - e, minZ: sin(φ0) - e, maxX: xHi + e, maxY: yHi + e, maxZ: sin(φ1) + e)
+    }
+
+    init(minX: Double, minY: Double, minZ: Double, maxX: Double, maxY: Double, maxZ: Double) {
+        self.minX = minX; self.minY = minY; self.minZ = minZ; self.maxX = maxX; self.maxY = maxY; self.maxZ = maxZ
+    }
+}

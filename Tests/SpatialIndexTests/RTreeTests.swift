@@ -1,0 +1,235 @@
+import Foundation
+import Testing
+import Geodesy
+@testable import SpatialIndex
+
+/// A seeded generator for test data (SplitMix64).
+struct Rng: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func gaussian() -> Double {
+        let u = Double.random(in: Double.ulpOfOne..<1, using: &self), v = Double.random(in: 0..<1, using: &self)
+        return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
+    }
+}
+
+/// Points around `center`: uniform in a box of ±`spread` degrees, or clustered.
+func points(_ n: Int, around center: Coordinate, spread: Double, clustered: Bool, seed: UInt64) -> [Coordinate] {
+    var rng = Rng(state: seed)
+    let hubs = (0..<8).map { _ in center.destination(bearing: Double.random(in: 0..<360, using: &rng),
+                                                     distance: Double.random(in: 0..<spread * 50_000, using: &rng)) }
+    return (0..<n).map { _ in
+        if clustered {
+            let hub = hubs.randomElement(using: &rng)!
+            return hub.destination(bearing: Double.random(in: 0..<360, using: &rng), distance: abs(rng.gaussian()) * 1_500)
+        }
+        var lon = center.longitude + Double.random(in: -spread...spread, using: &rng)
+        if lon > 180 { lon -= 360 } else if lon < -180 { lon += 360 }
+        return Coordinate(unchecked: max(-90, min(90, center.latitude + Double.random(in: -spread...spread, using: &rng) / 2)), lon)
+    }
+}
+
+/// The brute-force answer: every point by haversine distance, then id.
+func bruteForce(_ pts: [Coordinate?], from q: Coordinate) -> [(id: Int, d: Double)] {
+    pts.enumerated().compactMap { i, p in p.map { (i, q.distance(to: $0)) } }.sorted { $0.d < $1.d || ($0.d == $1.d && $0.id < $1.id) }
+}
+
+/// Checks a k-nearest answer against brute force: the same distances rank by rank (ties may
+/// swap ids), and each id's own distance as reported.
+func expectMatches(_ got: [Neighbour], _ truth: [(id: Int, d: Double)], _ pts: [Coordinate?], from q: Coordinate,
+                   sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(got.count == truth.count, "count", sourceLocation: sourceLocation)
+    for (g, t) in zip(got, truth) {
+        #expect(abs(g.distance - t.d) < 1e-6, "rank distance \(g.distance) vs \(t.d)", sourceLocation: sourceLocation)
+        #expect(abs(q.distance(to: pts[Int(g.entry.rawValue)]!) - g.distance) < 1e-6, sourceLocation: sourceLocation)
+    }
+    for (a, b) in zip(got, got.dropFirst()) { #expect(a.distance <= b.distance, sourceLocation: sourceLocation) }
+}
+
+func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
+    RTree(coordinates: pts, tags: tags ?? Array(repeating: 1, count: pts.count),
+          stamps: Array(repeating: 0, count: pts.count), payloads: Array(pts.indices))
+}
+
+@Suite struct RTreeAgainstBruteForceTests {
+    static let cities: [(String, Coordinate, Double)] = [
+        ("New York", Coordinate(unchecked: 40.70, -73.98), 0.5),
+        ("Helsinki (60°N)", Coordinate(unchecked: 60.17, 24.94), 0.3),
+        ("Svalbard (78°N)", Coordinate(unchecked: 78.22, 15.65), 0.6),
+        ("Fiji, across the antimeridian", Coordinate(unchecked: -17.0, 179.9), 0.4),
+        ("near the North Pole", Coordinate(unchecked: 89.7, 0), 0.5),
+    ]
+
+    @Test(arguments: cities, [false, true])
+    func nearestAndRadiusMatchBruteForce(city: (String, Coordinate, Double), clustered: Bool) {
+        let pts = points(3_000, around: city.1, spread: city.2, clustered: clustered, seed: 17)
+        let tree = build(pts)
+        #expect(tree.invariantViolation() == nil)
+        let queries = points(60, around: city.1, spread: city.2 * 1.2, clustered: false, seed: 99)
+        var w = SearchWorkspace(), out: [Neighbour] = []
+        for q in queries {
+            let truth = bruteForce(pts, from: q)
+            for k in [1, 10, 40] {
+                tree.nearest(k, to: q, into: &out, using: &w)
+                expectMatches(out, Array(truth.prefix(k)), pts, from: q)
+            }
+            for r in [300.0, 2_000] {
+                tree.within(r, of: q, sorted: true, into: &out, using: &w)
+                expectMatches(out, truth.filter { $0.d <= r }, pts, from: q)
+                tree.nearest(5, to: q, within: r, into: &out, using: &w)
+                expectMatches(out, Array(truth.filter { $0.d <= r }.prefix(5)), pts, from: q)
+            }
+            // The incremental search yields the same order, lazily.
+            let first = Array(tree.neighbours(of: q).prefix(25))
+            expectMatches(first, Array(truth.prefix(25)), pts, from: q)
+        }
+    }
+
+    @Test func antimeridianNeighboursAreFoundAcrossIt() throws {
+        let west = try Coordinate(latitude: 0, longitude: 179.9999), east = try Coordinate(latitude: 0, longitude: -179.9999)
+        let far = try Coordinate(latitude: 0, longitude: 179.99)
+        let tree = build([east, far])
+        let n = tree.nearest(1, to: west)
+        #expect(n.first?.entry == EntryID(rawValue: 0))
+        #expect(abs(n[0].distance - 22.24) < 0.01)
+    }
+
+    @Test func filtersAreAppliedDuringTheSearch() {
+        let pts = points(2_000, around: Coordinate(unchecked: 40.7, -73.9), spread: 0.3, clustered: true, seed: 5)
+        let tags = pts.indices.map { UInt32(1 << ($0 % 3)) | UInt32(1 << (16 + $0 % 2)) }
+        let tree = build(pts, tags: tags)
+        let filter = EntryFilter(anyOf: 0b110, alsoAnyOf: 1 << 16)  // types 1 or 2, status 0
+        let q = Coordinate(unchecked: 40.71, -73.95)
+        let eligible: [Coordinate?] = pts.indices.map { i in (tags[i] & 0b110 != 0 && tags[i] & (1 << 16) != 0) ? pts[i] : nil }
+        expectMatches(tree.nearest(10, to: q, filter: filter), Array(bruteForce(eligible, from: q).prefix(10)), pts, from: q)
+        expectMatches(tree.within(1_500, of: q, filter: filter), bruteForce(eligible, from: q).filter { $0.d <= 1_500 }, pts, from: q)
+        // A stamp filter: only entries reported at or after 1000.
+        var stamped = RTree<Int>(coordinates: pts, tags: tags, stamps: pts.indices.map { Int32($0) }, payloads: Array(pts.indices))
+        let fresh: [Coordinate?] = pts.indices.map { $0 >= 1_000 ? pts[$0] : nil }
+        expectMatches(stamped.nearest(7, to: q, filter: EntryFilter(minimumStamp: 1_000)), Array(bruteForce(fresh, from: q).prefix(7)), pts, from: q)
+        stamped.setTag(EntryID(rawValue: 1_999), to: 1 << 20)
+        #expect(stamped.tagAndStamp(of: EntryID(rawValue: 1_999)) == (1 << 20, 1_999))
+    }
+
+    @Test func boxQueryMatchesBruteForce() {
+        let pts = points(3_000, around: Coordinate(unchecked: 60.17, 24.94), spread: 0.3, clustered: false, seed: 8)
+        let tree = build(pts)
+        let box = BoundingBox(south: 60.12, west: 24.80, north: 60.20, east: 25.00)
+        var w = SearchWorkspace(), out: [EntryID] = []
+        tree.inside(box, into: &out, using: &w)
+        #expect(Set(out.map { Int($0.rawValue) }) == Set(pts.indices.filter { box.contains(pts[$0]) }))
+    }
+}
+
+@Suite struct RTreeEdgeCaseTests {
+    let q = Coordinate(unchecked: 40.7, -73.9)
+
+    @Test func emptyTreeAnswersNothing() {
+        let tree = RTree<Int>()
+        #expect(tree.nearest(5, to: q).isEmpty)
+        #expect(tree.within(1_000, of: q).isEmpty)
+        #expect(Array(tree.neighbours(of: q)).isEmpty)
+        #expect(tree.invariantViolation() == nil)
+        #expect(build([]).nearest(1, to: q).isEmpty)
+    }
+
+    @Test func kLargerThanTheSetReturnsEverything() {
+        let pts = points(37, around: q, spread: 0.1, clustered: false, seed: 1)
+        let tree = build(pts)
+        expectMatches(tree.nearest(100, to: q), bruteForce(pts, from: q), pts, from: q)
+        #expect(tree.nearest(0, to: q).isEmpty)
+    }
+
+    @Test func manyEntriesAtOnePointComeInIdOrder() {
+        let spot = Coordinate(unchecked: 40.75, -73.98)
+        var tree = build(Array(repeating: spot, count: 200))
+        let n = tree.nearest(10, to: q)
+        #expect(n.map(\.entry.rawValue) == Array(0..<10))
+        #expect(Set(n.map(\.distance)).count == 1)
+        // Inserting more at the same point splits leaves of identical points.
+        for i in 0..<100 { tree.insert(spot, tag: 1, stamp: 0, payload: 200 + i) }
+        #expect(tree.invariantViolation() == nil)
+        #expect(tree.within(0, of: spot).count == 300)
+    }
+
+    @Test func radiusBoundaryIsInclusiveAndConsistent() {
+        // Points placed at exactly r, and a hair either side, on many bearings.
+        let r = 1_000.0
+        var pts: [Coordinate] = []
+        for b in stride(from: 0.0, to: 360, by: 7.5) {
+            for d in [r * (1 - 1e-9), r, r * (1 + 1e-9), r.nextUp, r.nextDown] { pts.append(q.destination(bearing: b, distance: d)) }
+        }
+        let tree = build(pts)
+        let got = tree.within(r, of: q)
+        // The rule: included exactly when the reported distance is ≤ r.
+        for n in got { #expect(n.distance <= r) }
+        let everything = tree.within(2 * r, of: q)
+        let expected = Set(everything.filter { $0.distance <= r }.map(\.entry))
+        #expect(Set(got.map(\.entry)) == expected)
+        #expect(got.count > pts.count / 3)   // the points at r itself are in
+        #expect(tree.nearest(1_000, to: q, within: r).count == got.count)
+    }
+
+    @Test func insertRemoveAndMoveKeepTheTreeRight() {
+        var rng = Rng(state: 21)
+        var pts: [Coordinate?] = []
+        var tree = RTree<Int>()
+        // Insert one by one (splits at every level), remove a third, move the rest.
+        for i in 0..<4_000 {
+            let c = Coordinate(unchecked: Double.random(in: 40.5...40.9, using: &rng), Double.random(in: -74.3 ... -73.7, using: &rng))
+            #expect(tree.insert(c, tag: 1, stamp: 0, payload: i).rawValue == Int32(i))
+            pts.append(c)
+        }
+        #expect(tree.invariantViolation() == nil)
+        for i in stride(from: 0, to: 4_000, by: 3) {
+            #expect(tree.remove(EntryID(rawValue: Int32(i))) == i)
+            pts[i] = nil
+        }
+        #expect(tree.remove(EntryID(rawValue: 0)) == nil)
+        #expect(tree.invariantViolation() == nil)
+        var outcomes: [MoveOutcome: Int] = [:]
+        for _ in 0..<3 {
+            for i in pts.indices where pts[i] != nil {
+                // Small steps mostly, sometimes across the whole map.
+                let c = Int.random(in: 0..<10, using: &rng) == 0
+                    ? Coordinate(unchecked: Double.random(in: 40.5...40.9, using: &rng), Double.random(in: -74.3 ... -73.7, using: &rng))
+                    : pts[i]!.destination(bearing: Double.random(in: 0..<360, using: &rng), distance: Double.random(in: 0...250, using: &rng))
+                outcomes[tree.move(EntryID(rawValue: Int32(i)), to: c, stamp: 1), default: 0] += 1
+                pts[i] = c
+            }
+        }
+        #expect(outcomes.count == 3)   // every path was taken
+        #expect(tree.invariantViolation() == nil)
+        for q in points(40, around: Coordinate(unchecked: 40.7, -74.0), spread: 0.4, clustered: false, seed: 3) {
+            expectMatches(tree.nearest(10, to: q), Array(bruteForce(pts, from: q).prefix(10)), pts.map { $0 ?? q }, from: q)
+        }
+        // Freed ids are reused.
+        let again = tree.insert(Coordinate(unchecked: 40.7, -74), tag: 1, stamp: 0, payload: -1)
+        #expect(again.rawValue % 3 == 0)
+    }
+
+    @Test func deletingEveryEntryLeavesAWorkingEmptyTree() {
+        let pts = points(1_000, around: q, spread: 0.2, clustered: true, seed: 4)
+        var tree = build(pts)
+        for i in pts.indices { tree.remove(EntryID(rawValue: Int32(i))) }
+        #expect(tree.count == 0)
+        #expect(tree.invariantViolation() == nil)
+        #expect(tree.nearest(3, to: q).isEmpty)
+        tree.insert(q, tag: 1, stamp: 0, payload: 1)
+        #expect(tree.nearest(3, to: q).count == 1)
+        #expect(tree.invariantViolation() == nil)
+    }
+
+    @Test func bulkLoadOfManyKeepsInvariants() {
+        let pts = points(50_000, around: q, spread: 0.3, clustered: true, seed: 12)
+        let tree = build(pts)
+        #expect(tree.count == 50_000)
+        #expect(tree.invariantViolation() == nil)
+    }
+}
