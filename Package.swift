@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "Geometry", targets: ["Geometry"]),
         .library(name: "Zones", targets: ["Zones"]),
         .library(name: "SpatialIndex", targets: ["SpatialIndex"]),
+        .library(name: "Fleet", targets: ["Fleet"]),
+        .library(name: "Favourites", targets: ["Favourites"]),
         .executable(name: "wayfare", targets: ["WayfareCLI"]),
     ],
     dependencies: [
@@ -31,10 +33,12 @@ let package = Package(
         .target(name: "Geometry", dependencies: ["CGEOS", "Geodesy", "GeoJSON"], exclude: ["README.md"]),
         .target(name: "Zones", dependencies: ["Geodesy", "GeoJSON", "Projection", "Geometry"], exclude: ["README.md"]),
         .target(name: "SpatialIndex", dependencies: ["Geodesy"], exclude: ["README.md"]),
+        .target(name: "Fleet", dependencies: ["SpatialIndex", "Zones", "Geodesy"], exclude: ["README.md"]),
+        .target(name: "Favourites", dependencies: ["Geodesy", "Projection"], exclude: ["README.md"]),
         .executableTarget(
             name: "WayfareCLI",
             dependencies: [
-                "Zones", "Geodesy", "GeoJSON", "Projection", "Geometry",
+                "Zones", "Geodesy", "GeoJSON", "Projection", "Geometry", "SpatialIndex", "Fleet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -44,6 +48,7 @@ let package = Package(
         .testTarget(name: "GeometryTests", dependencies: ["Geometry", "Geodesy", "GeoJSON"]),
         .testTarget(name: "ZonesTests", dependencies: ["Zones", "Geometry", "Geodesy", "GeoJSON", "Projection", "TestSupport"]),
         .testTarget(name: "SpatialIndexTests", dependencies: ["SpatialIndex", "Geodesy", "TestSupport"]),
+        .testTarget(name: "FleetTests", dependencies: ["Fleet", "Favourites", "SpatialIndex", "Zones", "Geodesy", "Projection", "TestSupport"]),
         .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

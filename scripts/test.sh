@@ -7,5 +7,5 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 swift build --build-tests
 swift test --skip-build
-echo "== ThreadSanitizer: concurrent lookups on a shared ZoneSet"
-swift test --sanitize=thread --scratch-path .build-tsan --filter ConcurrencyTests
+echo "== ThreadSanitizer: concurrent zone lookups, GEOS/PROJ per-thread contexts, fleet readers and writers"
+swift test --sanitize=thread --scratch-path .build-tsan --filter "ConcurrencyTests|FleetConcurrencyTests"

@@ -135,6 +135,18 @@ public struct ZoneSet: Sendable, Equatable {
         return -1
     }
 
+    /// True when `zone` covers `point` (its interior or boundary), whatever other zones do.
+    public func covers(_ point: Coordinate, zone: Zone) -> Bool {
+        zoneLayer.covers(x: point.longitude, y: point.latitude, feature: zone.index)
+    }
+
+    /// The bounding box of one zone.
+    public func bounds(of zone: Zone) -> BoundingBox {
+        let b = zone.index * 4
+        return BoundingBox(south: zoneLayer.bounds[b + 1], west: zoneLayer.bounds[b],
+                           north: zoneLayer.bounds[b + 3], east: zoneLayer.bounds[b + 2])
+    }
+
     /// Statistics of the cell cover, for reports.
     public var coverStatistics: (coarseCells: Int, fineBlocks: Int, borderCells: Int) {
         (zoneCover.coarse.count, zoneCover.fine.count >> (2 * CellCover.fineShift),

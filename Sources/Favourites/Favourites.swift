@@ -1,0 +1,83 @@
+import Foundation
+import Geodesy
+import Projection
+
+/// A passenger's saved place.
+public struct Favourite: Hashable, Sendable {
+    public let name: String
+    public let location: Coordinate
+}
+
+/// Why a favourite was refused; the texts follow the specification.
+public enum FavouriteError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Within 150 m of a saved favourite: "the same place".
+    case locationExists(name: String)
+    case duplicateName(String)
+    case limitReached(Int)
+    case emptyName
+
+    public var description: String {
+        switch self {
+        case let .locationExists(name): "the Location already exists with the name \"\(name)\""
+        case let .duplicateName(name): "a favourite named \"\(name)\" already exists"
+        case let .limitReached(n): "at most \(n) favourite locations can be stored"
+        case .emptyName: "each location needs a name"
+        }
+    }
+}
+
+/// One passenger's favourite places: at most 20, each named, no two within 150 m.
+///
+/// Distances are geodesic (WGS84, PROJ's `geod_inverse`): the 150 m rule decides a dispute,
+/// so it uses the exact distance; a haversine pre-check (which is within 0.5 %) skips the
+/// exact one for places clearly farther. The boundary is inclusive: 150.000 m is the same
+/// place. Names are compared without case or accents ("Cafe" = "café").
+///
+/// A value type of at most 20 entries, so millions of passengers cost memory in proportion
+/// and each check is at most 20 cheap comparisons.
+public struct FavouritePlaces: Hashable, Sendable {
+    /// The specification's limits.
+    public static let maximumCount = 20
+    public static let sameplaceMetres = 150.0
+
+    public private(set) var places: [Favourite] = []
+    public init() {}
+
+    /// Saves a place, or refuses it with the reason.
+    public mutating func add(name: String, at location: Coordinate) throws(FavouriteError) {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { throw .emptyName }
+        if let existing = favourite(near: location) { throw .locationExists(name: existing.name) }
+        let key = Self.key(trimmed)
+        if let same = places.first(where: { Self.key($0.name) == key }) { throw .duplicateName(same.name) }
+        guard places.count < Self.maximumCount else { throw .limitReached(Self.maximumCount) }
+        places.append(Favourite(name: trimmed, location: location))
+    }
+
+    /// Removes the favourite with this name (case- and accent-insensitive); true if found.
+    @discardableResult
+    public mutating func remove(named name: String) -> Bool {
+        let key = Self.key(name)
+        guard let i = places.firstIndex(where: { Self.key($0.name) == key }) else { return false }
+        places.remove(at: i)
+        return true
+    }
+
+    /// The favourite within 150 m of `point` (the nearest, if several), or nil.
+    public func favourite(near point: Coordinate) -> Favourite? {
+        var best: (Favourite, Double)?
+        for f in places {
+            // Haversine is within 0.5 % of the geodesic: beyond 151 m it cannot be ≤ 150 m.
+            guard f.location.distance(to: point) <= Self.sameplaceMetres * 1.006 else { continue }
+            let d = Geodesic.wgs84.distance(from: f.location, to: point)
+            if d <= Self.sameplaceMetres, best.map({ d < $0.1 }) ?? true { best = (f, d) }
+        }
+        return best?.0
+    }
+
+    /// The comparison key of a name: case and diacritics folded, spaces collapsed.
+    static func key(_ name: String) -> String {
+        name.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+            .split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+}

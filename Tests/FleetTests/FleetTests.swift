@@ -1,0 +1,225 @@
+import Foundation
+import Testing
+import Geodesy
+import Projection
+import TestSupport
+import Zones
+@testable import Favourites
+@testable import Fleet
+
+private let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+private let pickup = Coordinate(unchecked: 40.7580, -73.9855)
+
+/// A fleet of cabs around Times Square, every type and status, published at once.
+private func sampleFleet(count: Int = 300) throws -> (Fleet, [String: Coordinate]) {
+    var config = Fleet.Configuration()
+    config.publishInterval = 3600   // publish by hand, so tests see exactly what they set up
+    let fleet = try Fleet(configuration: config)
+    var positions: [String: Coordinate] = [:]
+    for i in 0..<count {
+        let id = "cab-\(i)"
+        let type = [CabType.tataNano, .hatchback, .sedan][i % 3]
+        try fleet.register(id: id, type: type, status: [CabStatus.available, .busy, .unattended][i % 4 == 3 ? 1 : (i % 5 == 4 ? 2 : 0)])
+        let p = pickup.destination(bearing: Double(i * 37 % 360), distance: Double(i) * 7)
+        try fleet.report(cab: id, position: p, at: t0)
+        positions[id] = p
+    }
+    fleet.publish()
+    return (fleet, positions)
+}
+
+@Suite struct FleetTests {
+    @Test func nearestRespectsTypeStatusAndDistance() throws {
+        let (fleet, positions) = try sampleFleet()
+        let found = fleet.nearest(10, to: pickup, types: [.sedan], statuses: [.available], within: 1_000, now: t0)
+        #expect(found.count == 10)
+        #expect(found.allSatisfy { $0.cab.type == .sedan && $0.cab.status == .available && $0.distance <= 1_000 })
+        // Brute force over the same cabs.
+        let truth = positions.compactMap { id, p -> (String, Double)? in
+            let cab = try? fleet.cab(id)
+            guard cab?.type == .sedan, cab?.status == .available else { return nil }
+            let d = pickup.distance(to: p)
+            return d <= 1_000 ? (id, d) : nil
+        }.sorted { $0.1 < $1.1 }
+        #expect(found.map(\.cab.id) == Array(truth.prefix(10).map(\.0)))
+        #expect(zip(found, truth).allSatisfy { abs($0.distance - $1.1) < 1e-6 })
+    }
+
+    @Test func staleCabsAreNotOffered() throws {
+        let (fleet, _) = try sampleFleet(count: 30)
+        #expect(!fleet.nearest(5, to: pickup, now: t0.addingTimeInterval(119)).isEmpty)
+        #expect(fleet.nearest(5, to: pickup, now: t0.addingTimeInterval(121)).isEmpty)
+        // A fresh report brings one back.
+        try fleet.report(cab: "cab-0", position: pickup, at: t0.addingTimeInterval(200))
+        fleet.publish()
+        #expect(fleet.nearest(5, to: pickup, now: t0.addingTimeInterval(250)).map(\.cab.id) == ["cab-0"])
+    }
+
+    @Test func radiusSearchIsSortedAndInclusive() throws {
+        let (fleet, positions) = try sampleFleet()
+        let found = fleet.cabs(within: 700, of: pickup, statuses: Set(CabStatus.allCases), now: t0)
+        let truth = positions.values.filter { pickup.distance(to: $0) <= 700 }.count
+        #expect(found.count == truth)
+        #expect(zip(found, found.dropFirst()).allSatisfy { $0.distance <= $1.distance })
+    }
+
+    @Test func badInputIsTyped() throws {
+        let (fleet, _) = try sampleFleet(count: 3)
+        #expect(throws: FleetError.unknownCab("nope")) { try fleet.report(cab: "nope", position: pickup, at: t0) }
+        #expect(throws: FleetError.self) { try fleet.report(cab: "cab-1", latitude: 91, longitude: 0, at: t0) }
+        #expect(throws: FleetError.duplicateCab("cab-1")) { try fleet.register(id: "cab-1", type: .sedan) }
+        #expect(throws: FleetError.unknownCabType("Limousine")) { try fleet.register(id: "x", type: CabType("Limousine")) }
+        #expect(throws: FleetError.unknownCab("ghost")) { try fleet.setStatus(of: "ghost", to: .busy) }
+        // An older report is ignored and counted, and the position stays.
+        let before = try fleet.cab("cab-1").position
+        #expect(try fleet.report(cab: "cab-1", position: pickup, at: t0.addingTimeInterval(-5)) == .ignoredOutOfOrder)
+        #expect(fleet.outOfOrderReports == 1)
+        #expect(try fleet.cab("cab-1").position == before)
+        var many = Fleet.Configuration()
+        many.cabTypes = (0..<17).map { CabType("t\($0)") }
+        #expect(throws: FleetError.tooManyCabTypes(17)) { try Fleet(configuration: many) }
+    }
+
+    @Test func statusChangesAreSeenBySearches() throws {
+        let (fleet, _) = try sampleFleet(count: 10)
+        let nearest = try #require(fleet.nearest(1, to: pickup, now: t0).first)
+        try fleet.setStatus(of: nearest.cab.id, to: .busy)
+        fleet.publish()
+        #expect(fleet.nearest(1, to: pickup, now: t0).first?.cab.id != nearest.cab.id)
+        #expect(fleet.nearest(1, to: pickup, statuses: [.busy], now: t0).first?.cab.id == nearest.cab.id)
+    }
+
+    @Test func citiesConfigureTheirOwnTypes() throws {
+        var config = Fleet.Configuration()
+        config.cabTypes = [CabType("Tuk-tuk"), CabType("Minivan")]
+        config.publishInterval = 0
+        let fleet = try Fleet(configuration: config)
+        try fleet.register(id: "t", type: CabType("Tuk-tuk"), status: .available)
+        try fleet.register(id: "m", type: CabType("Minivan"), status: .available)
+        try fleet.report(cab: "t", position: pickup, at: t0)
+        try fleet.report(cab: "m", position: pickup.destination(bearing: 0, distance: 50), at: t0)
+        #expect(fleet.nearest(5, to: pickup, types: [CabType("Minivan")], now: t0).map(\.cab.id) == ["m"])
+    }
+}
+
+@Suite(.enabled(if: SharedData.isAvailable, SharedData.skipMessage))
+struct FleetZoneTests {
+    @Test func cabsInsideANonRectangularZone() throws {
+        let (zones, _) = try ZoneImporter.load(zonesAt: SharedData.path("monaco/wards.geojson"))
+        var config = Fleet.Configuration()
+        config.publishInterval = 0
+        let fleet = try Fleet(configuration: config)
+        var rng = SeededRandom(seed: 8)
+        let box = zones.bounds
+        var truth: [String: String] = [:]
+        for i in 0..<2_000 {
+            let p = Coordinate(unchecked: Double.random(in: box.south...box.north, using: &rng),
+                               Double.random(in: box.west...box.east, using: &rng))
+            try fleet.register(id: "c\(i)", type: .sedan, status: .available)
+            try fleet.report(cab: "c\(i)", position: p, at: t0)
+            truth["c\(i)"] = zones.zone(containing: p)?.name
+        }
+        for zone in zones.zones {
+            let inside = fleet.cabs(in: zone, of: zones, now: t0).map(\.id)
+            #expect(Set(inside) == Set(truth.filter { $0.value == zone.name }.keys), "\(zone.name)")
+        }
+    }
+}
+
+@Suite struct FleetConcurrencyTests {
+    /// Writers stream reports while readers search (run under ThreadSanitizer by
+    /// scripts/test.sh): no data race, and every answer is a consistent snapshot.
+    @Test func readersAndWritersRunTogether() async throws {
+        var config = Fleet.Configuration()
+        config.publishInterval = 0.001
+        let fleet = try Fleet(configuration: config)
+        for i in 0..<2_000 {
+            try fleet.register(id: "c\(i)", type: .hatchback, status: .available)
+            try fleet.report(cab: "c\(i)", position: pickup.destination(bearing: Double(i % 360), distance: Double(i)), at: t0)
+        }
+        fleet.publish()
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for w in 0..<2 {
+                group.addTask {
+                    for round in 1...20 {
+                        for i in stride(from: w, to: 2_000, by: 2) {
+                            let p = pickup.destination(bearing: Double((i + round * 13) % 360), distance: Double(i) + Double(round))
+                            try fleet.report(cab: "c\(i)", position: p, at: t0.addingTimeInterval(Double(round)))
+                        }
+                    }
+                    return 0
+                }
+            }
+            for _ in 0..<6 {
+                group.addTask {
+                    var answers = 0
+                    for _ in 0..<300 {
+                        let found = fleet.nearest(10, to: pickup, now: t0.addingTimeInterval(20))
+                        precondition(zip(found, found.dropFirst()).allSatisfy { $0.distance <= $1.distance })
+                        answers += found.count
+                    }
+                    return answers
+                }
+            }
+            var total = 0
+            for try await n in group { total += n }
+            #expect(total == 6 * 300 * 10)
+        }
+    }
+}
+
+@Suite struct FavouritePlacesTests {
+    let home = Coordinate(unchecked: 43.7384, 7.4246)
+
+    @Test func refusesAPlaceWithin150MetresNamingTheFavourite() throws {
+        var places = FavouritePlaces()
+        try places.add(name: "Home", at: home)
+        let near = home.destination(bearing: 45, distance: 140)
+        #expect(throws: FavouriteError.locationExists(name: "Home")) { var p = places; try p.add(name: "Bakery", at: near) }
+        #expect(FavouriteError.locationExists(name: "Home").description == "the Location already exists with the name \"Home\"")
+        try places.add(name: "Office", at: home.destination(bearing: 45, distance: 400))
+        #expect(places.favourite(near: near)?.name == "Home")
+        #expect(places.favourite(near: home.destination(bearing: 200, distance: 1_000)) == nil)
+    }
+
+    @Test func theBoundaryIsInclusiveAndGeodesic() throws {
+        var places = FavouritePlaces()
+        try places.add(name: "Home", at: home)
+        // Find points at exactly 150 m and just beyond by the ellipsoidal distance.
+        for bearing in stride(from: 0.0, to: 360, by: 30) {
+            var lo = 140.0, hi = 160.0
+            for _ in 0..<60 {
+                let mid = (lo + hi) / 2
+                if places.favourite(near: home.destination(bearing: bearing, distance: mid)) != nil { lo = mid } else { hi = mid }
+            }
+            // The switch happens where the geodesic distance crosses 150 m.
+            let edge = home.destination(bearing: bearing, distance: lo)
+            let d = Geodesic.wgs84.distance(from: home, to: edge)
+            #expect(d <= 150 && d > 149.999, "bearing \(bearing): \(d)")
+        }
+    }
+
+    @Test func namesAreUniqueWithoutCaseOrAccents() throws {
+        var places = FavouritePlaces()
+        try places.add(name: "Café de Paris", at: home)
+        #expect(throws: FavouriteError.duplicateName("Café de Paris")) {
+            var p = places
+            try p.add(name: "  cafe  DE paris ", at: home.destination(bearing: 0, distance: 5_000))
+        }
+        #expect(throws: FavouriteError.emptyName) { var p = places; try p.add(name: "  ", at: home.destination(bearing: 0, distance: 9_000)) }
+        let removed = places.remove(named: "CAFE DE PARIS")
+        #expect(removed)
+        #expect(places.places.isEmpty)
+    }
+
+    @Test func twentyIsTheLimit() throws {
+        var places = FavouritePlaces()
+        for i in 0..<20 { try places.add(name: "Place \(i)", at: home.destination(bearing: 0, distance: Double(i) * 200)) }
+        #expect(throws: FavouriteError.limitReached(20)) {
+            var p = places
+            try p.add(name: "One too many", at: home.destination(bearing: 180, distance: 5_000))
+        }
+        // Irrespective of city: the limit counts places everywhere.
+        #expect(places.places.count == 20)
+    }
+}
