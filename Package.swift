@@ -49,7 +49,7 @@ let package = Package(
         .testTarget(name: "ZonesTests", dependencies: ["Zones", "Geometry", "Geodesy", "GeoJSON", "Projection", "TestSupport"]),
         .testTarget(name: "SpatialIndexTests", dependencies: ["SpatialIndex", "Geodesy", "TestSupport"]),
         .testTarget(name: "FleetTests", dependencies: ["Fleet", "Favourites", "SpatialIndex", "Zones", "Geodesy", "Projection", "TestSupport"]),
-        .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "TestSupport"]),
+        .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "Geodesy", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -208,9 +208,9 @@ public final class Fleet: Sendable {
                         statuses: Set<CabStatus> = [.available], within radius: Double = .infinity,
                         now: Date = Date()) -> [CabMatch] {
         let snap = published.withLock { $0 }
-        var w = SearchWorkspace(), found: [Neighbour] = []
+        let w = SearchWorkspace(); var found: [Neighbour] = []
         snap.tree.nearest(k, to: point, within: radius, filter: filter(types: types, statuses: statuses, now: now),
-                          into: &found, using: &w)
+                          into: &found, using: w)
         return found.map { CabMatch(cab: snap.cabs[Int(snap.tree[$0.entry])], distance: $0.distance) }
     }
 
@@ -218,9 +218,9 @@ public final class Fleet: Sendable {
     public func cabs(within radius: Double, of point: Coordinate, types: Set<CabType>? = nil,
                      statuses: Set<CabStatus> = [.available], now: Date = Date()) -> [CabMatch] {
         let snap = published.withLock { $0 }
-        var w = SearchWorkspace(), found: [Neighbour] = []
+        let w = SearchWorkspace(); var found: [Neighbour] = []
         snap.tree.within(radius, of: point, filter: filter(types: types, statuses: statuses, now: now), sorted: true,
-                         into: &found, using: &w)
+                         into: &found, using: w)
         return found.map { CabMatch(cab: snap.cabs[Int(snap.tree[$0.entry])], distance: $0.distance) }
     }
 
@@ -231,9 +231,9 @@ public final class Fleet: Sendable {
     public func cabs(in zone: Zone, of zones: ZoneSet, types: Set<CabType>? = nil,
                      statuses: Set<CabStatus> = Set(CabStatus.allCases), now: Date = Date()) -> [Cab] {
         let snap = published.withLock { $0 }
-        var w = SearchWorkspace(), found: [EntryID] = []
+        let w = SearchWorkspace(); var found: [EntryID] = []
         snap.tree.inside(zones.bounds(of: zone), filter: filter(types: types, statuses: statuses, now: now),
-                         into: &found, using: &w)
+                         into: &found, using: w)
         return found.compactMap { e in
             zones.covers(snap.tree.position(of: e), zone: zone) ? snap.cabs[Int(snap.tree[e])] : nil
         }.sorted { $0.id < $1.id }

@@ -32,10 +32,74 @@ public struct EntryFilter: Hashable, Sendable {
     }
 }
 
-/// One answer of a search: the entry and its great-circle distance in metres.
+/// One answer of a search: the entry and its great-circle distance.
+///
+/// The search works in squared chords; the metres are computed only when `distance` is read
+/// (an `asin` each), so a radius search that returns hundreds of entries does not pay for
+/// distances nobody looks at.
 public struct Neighbour: Hashable, Sendable {
     public let entry: EntryID
-    public let distance: Double
+    /// The squared chord between the unit vectors (the search's own measure).
+    public let chord2: Double
+    /// Great-circle distance in metres on the mean sphere.
+    public var distance: Double { ChordDistance.metres(chord2: chord2) }
+}
+
+// Node storage types live outside the generic RTree so that arrays of them are concrete
+// (a type nested in a generic type is generic itself, and every access would go through
+// unspecialised code).
+
+/// One point in a leaf: its unit vector, entry, tag and stamp (40 bytes).
+struct LeafSlot: Sendable {
+    var x: Double, y: Double, z: Double
+    var entry: Int32
+    var tag: UInt32
+    var stamp: Int32
+}
+
+/// One child of an inner node: its box and its id (a leaf or an inner node).
+///
+/// The box is stored in `Float`, rounded outward, so it always holds the exact box: pruning
+/// stays a true lower bound while an inner node takes 448 bytes instead of 896, which is what
+/// a query mostly pays for (memory traffic).
+struct InnerSlot: Sendable {
+    var stored: FloatBox
+    var child: Int32
+
+    init(box: Box3, child: Int32) { stored = FloatBox(outward: box); self.child = child }
+
+    var box: Box3 {
+        get { stored.exact }
+        set { stored = FloatBox(outward: newValue) }
+    }
+
+    /// True when storing `b` would change nothing.
+    func holdsExactly(_ b: Box3) -> Bool { stored == FloatBox(outward: b) }
+}
+
+/// A `Box3` in single precision, each bound rounded away from the box's inside.
+struct FloatBox: Equatable, Sendable {
+    var minX, minY, minZ, maxX, maxY, maxZ: Float
+
+    init(outward b: Box3) {
+        func down(_ v: Double) -> Float { let f = Float(v); return Double(f) > v ? f.nextDown : f }
+        func up(_ v: Double) -> Float { let f = Float(v); return Double(f) < v ? f.nextUp : f }
+        minX = down(b.minX); minY = down(b.minY); minZ = down(b.minZ)
+        maxX = up(b.maxX); maxY = up(b.maxY); maxZ = up(b.maxZ)
+    }
+
+    var exact: Box3 {
+        Box3(minX: Double(minX), minY: Double(minY), minZ: Double(minZ), maxX: Double(maxX), maxY: Double(maxY), maxZ: Double(maxZ))
+    }
+}
+
+/// A node's bookkeeping: its slot count, its parent and its slot there, and (inner
+/// nodes) its level, 1 meaning the children are leaves.
+struct Header: Sendable {
+    var count: Int32
+    var parent: Int32
+    var parentSlot: Int32
+    var level: Int32
 }
 
 /// Wayfare's R-tree over points on the Earth, generic over a payload.
@@ -54,25 +118,12 @@ public struct Neighbour: Hashable, Sendable {
 /// is written (copy-on-write), which the fleet uses to publish read-only snapshots.
 public struct RTree<Payload: Sendable>: Sendable {
     @usableFromInline static var fanout: Int { 16 }
-    /// Bulk loading fills nodes to this many slots, leaving room for inserts.
-    static var fill: Int { 14 }
 
-    // Leaves.
-    var leafCount: [Int32] = []
-    var leafParent: [Int32] = []
-    var px: [Double] = [], py: [Double] = [], pz: [Double] = []
-    var slotEntry: [Int32] = []
-    var slotTag: [UInt32] = []
-    var slotStamp: [Int32] = []
+    var leaves: [Header] = []
+    var leafSlots: [LeafSlot] = []
     var freeLeaves: [Int32] = []
-
-    // Inner nodes; `innerLevel` 1 means the children are leaves.
-    var innerCount: [Int32] = []
-    var innerParent: [Int32] = []
-    var innerLevel: [Int32] = []
-    var bMinX: [Double] = [], bMinY: [Double] = [], bMinZ: [Double] = []
-    var bMaxX: [Double] = [], bMaxY: [Double] = [], bMaxZ: [Double] = []
-    var child: [Int32] = []
+    var inners: [Header] = []
+    var innerSlots: [InnerSlot] = []
     var freeInner: [Int32] = []
     var root: Int32 = 0
 
@@ -87,7 +138,7 @@ public struct RTree<Payload: Sendable>: Sendable {
 
     /// An empty tree.
     public init() {
-        root = newInner(level: 1, parent: -1)
+        root = newInner(level: 1, parent: -1, parentSlot: -1)
     }
 
     // MARK: Entries
@@ -104,8 +155,8 @@ public struct RTree<Payload: Sendable>: Sendable {
 
     /// The tag and stamp of a live entry.
     public func tagAndStamp(of entry: EntryID) -> (tag: UInt32, stamp: Int32) {
-        let s = Int(entryLeaf[Int(entry.rawValue)]) * Self.fanout + Int(entrySlot[Int(entry.rawValue)])
-        return (slotTag[s], slotStamp[s])
+        let slot = leafSlots[slotIndex(of: entry.rawValue)]
+        return (slot.tag, slot.stamp)
     }
 
     /// True when `entry` names a live entry of this tree.
@@ -119,6 +170,9 @@ public struct RTree<Payload: Sendable>: Sendable {
         entryLeaf.indices.compactMap { entryLeaf[$0] >= 0 ? EntryID(rawValue: Int32($0)) : nil }
     }
 
+    @inline(__always)
+    func slotIndex(of e: Int32) -> Int { Int(entryLeaf[Int(e)]) * Self.fanout + Int(entrySlot[Int(e)]) }
+
     mutating func newEntry(_ c: Coordinate, _ payload: Payload) -> Int32 {
         if let e = freeEntries.popLast() {
             latitudes[Int(e)] = c.latitude; longitudes[Int(e)] = c.longitude; payloads[Int(e)] = payload
@@ -131,45 +185,31 @@ public struct RTree<Payload: Sendable>: Sendable {
 
     // MARK: Nodes
 
-    mutating func newLeaf(parent: Int32) -> Int32 {
-        if let l = freeLeaves.popLast() {
-            leafCount[Int(l)] = 0; leafParent[Int(l)] = parent
-            return l
-        }
-        leafCount.append(0); leafParent.append(parent)
-        let n = Self.fanout
-        px += repeatElement(0, count: n); py += repeatElement(0, count: n); pz += repeatElement(0, count: n)
-        slotEntry += repeatElement(-1, count: n); slotTag += repeatElement(0, count: n); slotStamp += repeatElement(0, count: n)
-        return Int32(leafCount.count - 1)
+    static var emptyLeafSlot: LeafSlot { LeafSlot(x: 0, y: 0, z: 0, entry: -1, tag: 0, stamp: 0) }
+    static var emptyInnerSlot: InnerSlot { InnerSlot(box: .empty, child: -1) }
+
+
+    mutating func newLeaf(parent: Int32, parentSlot: Int32) -> Int32 {
+        let header = Header(count: 0, parent: parent, parentSlot: parentSlot, level: 0)
+        if let l = freeLeaves.popLast() { leaves[Int(l)] = header; return l }
+        leaves.append(header)
+        leafSlots += repeatElement(Self.emptyLeafSlot, count: Self.fanout)
+        return Int32(leaves.count - 1)
     }
 
-    mutating func newInner(level: Int32, parent: Int32) -> Int32 {
-        if let i = freeInner.popLast() {
-            innerCount[Int(i)] = 0; innerParent[Int(i)] = parent; innerLevel[Int(i)] = level
-            return i
-        }
-        innerCount.append(0); innerParent.append(parent); innerLevel.append(level)
-        let n = Self.fanout
-        bMinX += repeatElement(0, count: n); bMinY += repeatElement(0, count: n); bMinZ += repeatElement(0, count: n)
-        bMaxX += repeatElement(0, count: n); bMaxY += repeatElement(0, count: n); bMaxZ += repeatElement(0, count: n)
-        child += repeatElement(-1, count: n)
-        return Int32(innerCount.count - 1)
-    }
-
-    func box(atInnerSlot s: Int) -> Box3 {
-        Box3(minX: bMinX[s], minY: bMinY[s], minZ: bMinZ[s], maxX: bMaxX[s], maxY: bMaxY[s], maxZ: bMaxZ[s])
-    }
-
-    mutating func setBox(_ b: Box3, atInnerSlot s: Int) {
-        bMinX[s] = b.minX; bMinY[s] = b.minY; bMinZ[s] = b.minZ
-        bMaxX[s] = b.maxX; bMaxY[s] = b.maxY; bMaxZ[s] = b.maxZ
+    mutating func newInner(level: Int32, parent: Int32, parentSlot: Int32) -> Int32 {
+        let header = Header(count: 0, parent: parent, parentSlot: parentSlot, level: level)
+        if let i = freeInner.popLast() { inners[Int(i)] = header; return i }
+        inners.append(header)
+        innerSlots += repeatElement(Self.emptyInnerSlot, count: Self.fanout)
+        return Int32(inners.count - 1)
     }
 
     /// The exact box of a leaf's points.
     func leafBox(_ l: Int) -> Box3 {
         var b = Box3.empty
         let base = l * Self.fanout
-        for s in base..<(base + Int(leafCount[l])) { b.include(px[s], py[s], pz[s]) }
+        for s in base..<(base + Int(leaves[l].count)) { b.include(leafSlots[s].x, leafSlots[s].y, leafSlots[s].z) }
         return b
     }
 
@@ -177,31 +217,45 @@ public struct RTree<Payload: Sendable>: Sendable {
     func innerBox(_ n: Int) -> Box3 {
         var b = Box3.empty
         let base = n * Self.fanout
-        for s in base..<(base + Int(innerCount[n])) { b.include(box(atInnerSlot: s)) }
+        for s in base..<(base + Int(inners[n].count)) { b.include(innerSlots[s].box) }
         return b
     }
 
-    /// The slot of `node` in `parent`.
-    func slot(of node: Int32, in parent: Int32) -> Int {
-        let base = Int(parent) * Self.fanout
-        for s in base..<(base + Int(innerCount[Int(parent)])) where child[s] == node { return s }
-        preconditionFailure("R-tree: a node is missing from its parent")
+    /// The slot in its parent of a leaf (`isLeaf`) or an inner node.
+    @inline(__always)
+    func parentSlotIndex(of node: Int32, isLeaf: Bool) -> Int {
+        let h = isLeaf ? leaves[Int(node)] : inners[Int(node)]
+        return Int(h.parent) * Self.fanout + Int(h.parentSlot)
+    }
+
+    /// Sets a child's parent and slot (a leaf when `level` of the parent is 1).
+    mutating func link(_ c: Int32, parentLevel: Int32, to parent: Int32, slot: Int) {
+        if parentLevel == 1 {
+            leaves[Int(c)].parent = parent; leaves[Int(c)].parentSlot = Int32(slot)
+        } else {
+            inners[Int(c)].parent = parent; inners[Int(c)].parentSlot = Int32(slot)
+        }
     }
 
     /// Recomputes the boxes on the path from a leaf to the root, stopping where nothing changes.
     mutating func refreshBoxes(fromLeaf l: Int32) {
-        var parent = leafParent[Int(l)]
-        guard parent >= 0 else { return }
-        var s = slot(of: l, in: parent)
-        var b = leafBox(Int(l))
-        while true {
-            if box(atInnerSlot: s) == b { return }
-            setBox(b, atInnerSlot: s)
-            let node = parent
-            parent = innerParent[Int(node)]
-            guard parent >= 0 else { return }
-            s = slot(of: node, in: parent)
-            b = innerBox(Int(node))
+        guard leaves[Int(l)].parent >= 0 else { return }
+        let s = parentSlotIndex(of: l, isLeaf: true)
+        let b = leafBox(Int(l))
+        if innerSlots[s].holdsExactly(b) { return }
+        innerSlots[s].box = b
+        refreshBoxes(fromInner: leaves[Int(l)].parent)
+    }
+
+    /// Recomputes boxes from an inner node up to the root, stopping where nothing changes.
+    mutating func refreshBoxes(fromInner node: Int32) {
+        var node = node
+        while inners[Int(node)].parent >= 0 {
+            let s = parentSlotIndex(of: node, isLeaf: false)
+            let b = innerBox(Int(node))
+            if innerSlots[s].holdsExactly(b) { return }
+            innerSlots[s].box = b
+            node = inners[Int(node)].parent
         }
     }
 }
@@ -212,29 +266,32 @@ extension RTree {
     /// Returns a description of the first violation, or nil.
     public func invariantViolation() -> String? {
         var seen = 0
-        var stack: [(Int32, Int32)] = [(root, innerLevel[Int(root)])]
-        while let (node, level) = stack.popLast() {
-            let n = Int(node), base = n * Self.fanout
-            for s in base..<(base + Int(innerCount[n])) {
-                let b = box(atInnerSlot: s), c = child[s]
+        var stack: [Int32] = [root]
+        while let node = stack.popLast() {
+            let n = Int(node), base = n * Self.fanout, level = inners[n].level
+            for s in base..<(base + Int(inners[n].count)) {
+                let b = innerSlots[s].box, c = innerSlots[s].child
                 if level == 1 {
-                    guard leafParent[Int(c)] == node else { return "leaf \(c) has the wrong parent" }
-                    guard leafCount[Int(c)] > 0 else { return "leaf \(c) is empty but linked" }
+                    let h = leaves[Int(c)]
+                    guard h.parent == node, Int(h.parentSlot) == s - base else { return "leaf \(c) has the wrong parent" }
+                    guard h.count > 0 else { return "leaf \(c) is empty but linked" }
                     let lb = Int(c) * Self.fanout
-                    for t in lb..<(lb + Int(leafCount[Int(c)])) {
-                        guard b.contains(px[t], py[t], pz[t]) else { return "a point lies outside leaf \(c)'s box" }
-                        let e = Int(slotEntry[t])
+                    for t in lb..<(lb + Int(h.count)) {
+                        let slot = leafSlots[t]
+                        guard b.contains(slot.x, slot.y, slot.z) else { return "a point lies outside leaf \(c)'s box" }
+                        let e = Int(slot.entry)
                         guard entryLeaf[e] == c, Int(entrySlot[e]) == t - lb else { return "entry \(e) does not point at its slot" }
                         let p = SpherePoint(Coordinate(unchecked: latitudes[e], longitudes[e]))
-                        guard p == SpherePoint(x: px[t], y: py[t], z: pz[t]) else { return "entry \(e)'s stored point is stale" }
+                        guard p == SpherePoint(x: slot.x, y: slot.y, z: slot.z) else { return "entry \(e)'s stored point is stale" }
                         seen += 1
                     }
                 } else {
-                    guard innerParent[Int(c)] == node, innerLevel[Int(c)] == level - 1 else { return "inner \(c) is misplaced" }
+                    let h = inners[Int(c)]
+                    guard h.parent == node, Int(h.parentSlot) == s - base, h.level == level - 1 else { return "inner \(c) is misplaced" }
                     let cb = innerBox(Int(c))
                     guard b.minX <= cb.minX, b.minY <= cb.minY, b.minZ <= cb.minZ,
                           b.maxX >= cb.maxX, b.maxY >= cb.maxY, b.maxZ >= cb.maxZ else { return "inner \(c)'s box is not held by its slot" }
-                    stack.append((c, level - 1))
+                    stack.append(c)
                 }
             }
         }

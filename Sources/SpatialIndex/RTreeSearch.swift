@@ -1,15 +1,15 @@
 import Geodesy
 
-/// Reusable search buffers. Keep one per thread and pass it to every query, so that a
-/// query allocates nothing in steady state.
-public struct SearchWorkspace: Sendable {
-    /// Nodes waiting to be visited: a min-heap on distance.
-    var queue: [QueueItem] = []
-    /// The best entries so far: a max-heap on (distance, entry), at most k long.
-    var best: [QueueItem] = []
-    /// Depth-first stack for radius and box searches: (node, level).
+/// Reusable search buffers. Keep one per thread and pass it to every query, so that a query
+/// allocates nothing in steady state. Not `Sendable`: it is scratch space for one thread.
+public final class SearchWorkspace {
+    /// Nodes waiting to be visited (a min-heap), and the best entries so far (a max-heap).
+    var queue = RawHeap()
+    var best = RawHeap()
+    /// Depth-first stack of (node, level) for radius and box searches.
     var stack: [(Int32, Int32)] = []
     public init() {}
+    deinit { queue.release(); best.release() }
 }
 
 /// A heap item: a squared chord, and a node (level ≥ 0; 0 = leaf) or an entry (level −1).
@@ -22,9 +22,99 @@ struct QueueItem {
     static func before(_ a: QueueItem, _ b: QueueItem) -> Bool { a.d2 < b.d2 || (a.d2 == b.d2 && a.id < b.id) }
 }
 
-/// A binary heap on a plain array; `above(a, b)` puts a nearer the top.
-enum Heap {
+/// A growable binary heap in a raw buffer, ordered by `QueueItem.before`: a min-heap with
+/// `pushMin`/`popMin`, a max-heap with `pushMax`/`replaceMax`. The only unsafe code in the
+/// module: every index stays below `count`, which stays at most `capacity`; every search
+/// test goes through it.
+struct RawHeap {
+    private(set) var items: UnsafeMutablePointer<QueueItem>
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int = 256) {
+        items = .allocate(capacity: capacity)
+        self.capacity = capacity
+    }
+
+    func release() { items.deallocate() }
+
+    @inline(__always) mutating func removeAll() { count = 0 }
+    @inline(__always) var top: QueueItem { items[0] }
+
     @inline(__always)
+    private mutating func append(_ x: QueueItem) -> Int {
+        if count == capacity {
+            let bigger = UnsafeMutablePointer<QueueItem>.allocate(capacity: capacity * 2)
+            bigger.moveInitialize(from: items, count: count)
+            items.deallocate()
+            items = bigger
+            capacity *= 2
+        }
+        items[count] = x
+        count += 1
+        return count - 1
+    }
+
+    @inline(__always)
+    mutating func pushMin(_ x: QueueItem) {
+        var i = append(x)
+        while i > 0 {
+            let p = (i - 1) >> 1
+            guard QueueItem.before(x, items[p]) else { break }
+            items[i] = items[p]; i = p
+        }
+        items[i] = x
+    }
+
+    @inline(__always)
+    mutating func popMin() -> QueueItem {
+        let top = items[0]
+        count -= 1
+        if count > 0 {
+            let x = items[count]
+            var i = 0
+            while true {
+                let l = 2 * i + 1
+                if l >= count { break }
+                let r = l + 1
+                let c = r < count && QueueItem.before(items[r], items[l]) ? r : l
+                guard QueueItem.before(items[c], x) else { break }
+                items[i] = items[c]; i = c
+            }
+            items[i] = x
+        }
+        return top
+    }
+
+    @inline(__always)
+    mutating func pushMax(_ x: QueueItem) {
+        var i = append(x)
+        while i > 0 {
+            let p = (i - 1) >> 1
+            guard QueueItem.before(items[p], x) else { break }
+            items[i] = items[p]; i = p
+        }
+        items[i] = x
+    }
+
+    /// Replaces the largest item and restores the max-heap.
+    @inline(__always)
+    mutating func replaceMax(_ x: QueueItem) {
+        var i = 0
+        while true {
+            let l = 2 * i + 1
+            if l >= count { break }
+            let r = l + 1
+            let c = r < count && QueueItem.before(items[l], items[r]) ? r : l
+            guard QueueItem.before(x, items[c]) else { break }
+            items[i] = items[c]; i = c
+        }
+        items[i] = x
+    }
+}
+
+/// A binary heap on a plain array with a comparator, for the incremental search.
+enum Heap {
     static func push(_ h: inout [QueueItem], _ item: QueueItem, above: (QueueItem, QueueItem) -> Bool) {
         h.append(item)
         var i = h.count - 1
@@ -35,25 +125,21 @@ enum Heap {
         }
     }
 
-    @inline(__always)
-    static func siftDown(_ h: inout [QueueItem], from i: Int, above: (QueueItem, QueueItem) -> Bool) {
-        var i = i
-        let n = h.count
-        while true {
-            let l = 2 * i + 1, r = l + 1
-            var m = i
-            if l < n && above(h[l], h[m]) { m = l }
-            if r < n && above(h[r], h[m]) { m = r }
-            if m == i { return }
-            h.swapAt(i, m); i = m
-        }
-    }
-
-    @inline(__always)
     static func pop(_ h: inout [QueueItem], above: (QueueItem, QueueItem) -> Bool) -> QueueItem? {
         guard let top = h.first else { return nil }
         let last = h.removeLast()
-        if !h.isEmpty { h[0] = last; siftDown(&h, from: 0, above: above) }
+        if !h.isEmpty {
+            h[0] = last
+            var i = 0
+            while true {
+                let l = 2 * i + 1, r = l + 1
+                var m = i
+                if l < h.count && above(h[l], h[m]) { m = l }
+                if r < h.count && above(h[r], h[m]) { m = r }
+                if m == i { break }
+                h.swapAt(i, m); i = m
+            }
+        }
         return top
     }
 }
@@ -85,122 +171,166 @@ extension RTree {
     /// `filter`, nearest first; ties in distance go to the lower entry id. Written into
     /// `result`; nothing is allocated once the workspace and result have grown.
     public func nearest(_ k: Int, to point: Coordinate, within radius: Double = .infinity,
-                        filter: EntryFilter = .all, into result: inout [Neighbour], using w: inout SearchWorkspace) {
+                        filter: EntryFilter = .all, into result: inout [Neighbour], using w: SearchWorkspace) {
         result.removeAll(keepingCapacity: true)
         guard k > 0, count > 0 else { return }
         let q = SpherePoint(point)
         let bound = RadiusBound(radius)
         let fanout = Self.fanout
-        w.queue.removeAll(keepingCapacity: true)
-        w.best.removeAll(keepingCapacity: true)
-        let far: (QueueItem, QueueItem) -> Bool = { QueueItem.before($1, $0) }
-        w.queue.append(QueueItem(d2: 0, id: root, level: innerLevel[Int(root)]))
-        while let top = Heap.pop(&w.queue, above: QueueItem.before) {
-            if w.best.count == k && top.d2 > w.best[0].d2 { break }
-            let base = Int(top.id) * fanout
-            if top.level == 0 {
-                for s in base..<(base + Int(leafCount[Int(top.id)])) where filter.accepts(tag: slotTag[s], stamp: slotStamp[s]) {
-                    let dx = px[s] - q.x, dy = py[s] - q.y, dz = pz[s] - q.z
-                    let d2 = dx * dx + dy * dy + dz * dz
+        // The heaps are taken out of the workspace for the search: a stored property of a class
+        // would cost an exclusivity check and a retain on every push.
+        var queue = w.queue, best = w.best
+        defer { w.queue = queue; w.best = best }
+        queue.removeAll()
+        best.removeAll()
+        // Plain array reads, no `withUnsafeBufferPointer` closures: closures capturing the
+        // heaps made Swift box them on the heap on every query (measured: an allocation each).
+            // Dive first: follow the nearest child down to one leaf and scan it, pushing the
+            // siblings passed on the way. The best-first search then starts with a tight
+            // bound and never expands the path again.
+            var node = Int(root), level = inners[node].level
+            var dived = -1
+            while inners[node].count > 0 {
+                let base = node * fanout
+                var pick = -1, pickD2 = Double.infinity
+                for s in base..<(base + Int(inners[node].count)) {
+                    let d2 = innerSlots[s].box.distance2(q.x, q.y, q.z)
                     guard d2 <= bound.prune2 else { continue }
-                    let item = QueueItem(d2: d2, id: slotEntry[s], level: -1)
-                    if w.best.count < k {
-                        guard bound.admits(d2) else { continue }
-                        Heap.push(&w.best, item, above: far)
-                    } else if QueueItem.before(item, w.best[0]) {
-                        guard bound.admits(d2) else { continue }
-                        w.best[0] = item
-                        Heap.siftDown(&w.best, from: 0, above: far)
+                    if pick < 0 || d2 < pickD2 {
+                        if pick >= 0 { queue.pushMin(QueueItem(d2: pickD2, id: innerSlots[pick].child, level: level - 1)) }
+                        pick = s; pickD2 = d2
+                    } else {
+                        queue.pushMin(QueueItem(d2: d2, id: innerSlots[s].child, level: level - 1))
                     }
                 }
-            } else {
+                guard pick >= 0 else { break }
+                node = Int(innerSlots[pick].child)
+                level -= 1
+                if level == 0 { dived = node; break }
+            }
+            if dived >= 0 {
+                scan(leaf: dived, q: q, k: k, filter: filter, bound: bound, best: &best)
+            }
+            while queue.count > 0 {
+                let top = queue.popMin()
+                if best.count == k && top.d2 > best.top.d2 { break }
+                if top.level == 0 {
+                    scan(leaf: Int(top.id), q: q, k: k, filter: filter, bound: bound, best: &best)
+                    continue
+                }
+                let base = Int(top.id) * fanout
                 let level = top.level - 1
-                let limit = w.best.count == k ? min(w.best[0].d2, bound.prune2) : bound.prune2
-                for s in base..<(base + Int(innerCount[Int(top.id)])) {
-                    let dx = max(bMinX[s] - q.x, 0, q.x - bMaxX[s])
-                    let dy = max(bMinY[s] - q.y, 0, q.y - bMaxY[s])
-                    let dz = max(bMinZ[s] - q.z, 0, q.z - bMaxZ[s])
-                    let d2 = dx * dx + dy * dy + dz * dz
-                    if d2 <= limit { Heap.push(&w.queue, QueueItem(d2: d2, id: child[s], level: level), above: QueueItem.before) }
+                let limit = best.count == k ? min(best.top.d2, bound.prune2) : bound.prune2
+                for s in base..<(base + Int(inners[Int(top.id)].count)) {
+                    let d2 = innerSlots[s].box.distance2(q.x, q.y, q.z)
+                    if d2 <= limit { queue.pushMin(QueueItem(d2: d2, id: innerSlots[s].child, level: level)) }
                 }
             }
-        }
         // The max-heap holds the answer; sort it nearest first.
-        w.best.sort(by: QueueItem.before)
-        for item in w.best {
-            result.append(Neighbour(entry: EntryID(rawValue: item.id), distance: ChordDistance.metres(chord2: item.d2)))
+        for i in 0..<best.count {
+            let item = best.items[i]
+            result.append(Neighbour(entry: EntryID(rawValue: item.id), chord2: item.d2))
+        }
+        result.sort { $0.chord2 < $1.chord2 || ($0.chord2 == $1.chord2 && $0.entry < $1.entry) }
+    }
+
+    /// Offers every accepted point of a leaf to the k best. A method with its state passed
+    /// in, not a nested closure: a closure capturing the heap would box it per query.
+    @inline(__always)
+    func scan(leaf: Int, q: SpherePoint, k: Int, filter: EntryFilter, bound: RadiusBound, best: inout RawHeap) {
+        let base = leaf * Self.fanout
+        for s in base..<(base + Int(leaves[leaf].count)) {
+            let slot = leafSlots[s]
+            guard filter.accepts(tag: slot.tag, stamp: slot.stamp) else { continue }
+            let dx = slot.x - q.x, dy = slot.y - q.y, dz = slot.z - q.z
+            let d2 = dx * dx + dy * dy + dz * dz
+            guard d2 <= bound.prune2 else { continue }
+            let item = QueueItem(d2: d2, id: slot.entry, level: -1)
+            if best.count < k {
+                if bound.admits(d2) { best.pushMax(item) }
+            } else if QueueItem.before(item, best.top) {
+                if bound.admits(d2) { best.replaceMax(item) }
+            }
         }
     }
 
     /// Convenience form of `nearest(_:to:within:filter:into:using:)` that allocates.
     public func nearest(_ k: Int, to point: Coordinate, within radius: Double = .infinity,
                         filter: EntryFilter = .all) -> [Neighbour] {
-        var w = SearchWorkspace(), out: [Neighbour] = []
-        nearest(k, to: point, within: radius, filter: filter, into: &out, using: &w)
+        let w = SearchWorkspace()
+        var out: [Neighbour] = []
+        nearest(k, to: point, within: radius, filter: filter, into: &out, using: w)
         return out
     }
 
     /// Every entry within `radius` metres of `point` that passes `filter` (the boundary is
     /// included: see the radius rule). Unsorted unless `sorted`; sorting costs O(n log n).
     public func within(_ radius: Double, of point: Coordinate, filter: EntryFilter = .all, sorted: Bool = false,
-                       into result: inout [Neighbour], using w: inout SearchWorkspace) {
+                       into result: inout [Neighbour], using w: SearchWorkspace) {
         result.removeAll(keepingCapacity: true)
         guard count > 0, radius >= 0 else { return }
         let q = SpherePoint(point)
         let bound = RadiusBound(radius)
         let fanout = Self.fanout
-        w.stack.removeAll(keepingCapacity: true)
-        w.stack.append((root, innerLevel[Int(root)]))
-        while let (node, level) = w.stack.popLast() {
-            let base = Int(node) * fanout
-            if level == 0 {
-                for s in base..<(base + Int(leafCount[Int(node)])) where filter.accepts(tag: slotTag[s], stamp: slotStamp[s]) {
-                    let dx = px[s] - q.x, dy = py[s] - q.y, dz = pz[s] - q.z
-                    let d2 = dx * dx + dy * dy + dz * dz
-                    if bound.admits(d2) {
-                        result.append(Neighbour(entry: EntryID(rawValue: slotEntry[s]), distance: ChordDistance.metres(chord2: d2)))
+        var stack = w.stack
+        w.stack = []  // moved out, so appends do not copy; put back below
+        defer { w.stack = stack }
+        stack.removeAll(keepingCapacity: true)
+        stack.append((root, inners[Int(root)].level))
+        leaves.withUnsafeBufferPointer { leaves in
+        leafSlots.withUnsafeBufferPointer { leafSlots in
+        inners.withUnsafeBufferPointer { inners in
+        innerSlots.withUnsafeBufferPointer { innerSlots in
+            while let (node, level) = stack.popLast() {
+                let base = Int(node) * fanout
+                if level == 0 {
+                    for s in base..<(base + Int(leaves[Int(node)].count)) {
+                        let slot = leafSlots[s]
+                        guard filter.accepts(tag: slot.tag, stamp: slot.stamp) else { continue }
+                        let dx = slot.x - q.x, dy = slot.y - q.y, dz = slot.z - q.z
+                        let d2 = dx * dx + dy * dy + dz * dz
+                        if bound.admits(d2) { result.append(Neighbour(entry: EntryID(rawValue: slot.entry), chord2: d2)) }
+                    }
+                } else {
+                    for s in base..<(base + Int(inners[Int(node)].count))
+                    where innerSlots[s].box.distance2(q.x, q.y, q.z) <= bound.prune2 {
+                        stack.append((innerSlots[s].child, level - 1))
                     }
                 }
-            } else {
-                for s in base..<(base + Int(innerCount[Int(node)])) {
-                    let dx = max(bMinX[s] - q.x, 0, q.x - bMaxX[s])
-                    let dy = max(bMinY[s] - q.y, 0, q.y - bMaxY[s])
-                    let dz = max(bMinZ[s] - q.z, 0, q.z - bMaxZ[s])
-                    if dx * dx + dy * dy + dz * dz <= bound.prune2 { w.stack.append((child[s], level - 1)) }
-                }
             }
-        }
-        if sorted { result.sort { $0.distance < $1.distance || ($0.distance == $1.distance && $0.entry < $1.entry) } }
+        } } } }
+        if sorted { result.sort { $0.chord2 < $1.chord2 || ($0.chord2 == $1.chord2 && $0.entry < $1.entry) } }
     }
 
     /// Convenience form of `within(_:of:filter:sorted:into:using:)`, sorted, that allocates.
     public func within(_ radius: Double, of point: Coordinate, filter: EntryFilter = .all) -> [Neighbour] {
-        var w = SearchWorkspace(), out: [Neighbour] = []
-        within(radius, of: point, filter: filter, sorted: true, into: &out, using: &w)
+        let w = SearchWorkspace()
+        var out: [Neighbour] = []
+        within(radius, of: point, filter: filter, sorted: true, into: &out, using: w)
         return out
     }
 
     /// Every entry inside a latitude/longitude box (edges included) that passes `filter`.
     public func inside(_ area: BoundingBox, filter: EntryFilter = .all, into result: inout [EntryID],
-                       using w: inout SearchWorkspace) {
+                       using w: SearchWorkspace) {
         result.removeAll(keepingCapacity: true)
         guard count > 0 else { return }
         let b3 = Box3(area)
         let fanout = Self.fanout
         w.stack.removeAll(keepingCapacity: true)
-        w.stack.append((root, innerLevel[Int(root)]))
+        w.stack.append((root, inners[Int(root)].level))
         while let (node, level) = w.stack.popLast() {
             let base = Int(node) * fanout
             if level == 0 {
-                for s in base..<(base + Int(leafCount[Int(node)])) where filter.accepts(tag: slotTag[s], stamp: slotStamp[s]) {
-                    let e = Int(slotEntry[s])
+                for s in base..<(base + Int(leaves[Int(node)].count)) where filter.accepts(tag: leafSlots[s].tag, stamp: leafSlots[s].stamp) {
+                    let e = Int(leafSlots[s].entry)
                     if area.contains(Coordinate(unchecked: latitudes[e], longitudes[e])) {
                         result.append(EntryID(rawValue: Int32(e)))
                     }
                 }
             } else {
-                for s in base..<(base + Int(innerCount[Int(node)])) where b3.intersects(box(atInnerSlot: s)) {
-                    w.stack.append((child[s], level - 1))
+                for s in base..<(base + Int(inners[Int(node)].count)) where b3.intersects(innerSlots[s].box) {
+                    w.stack.append((innerSlots[s].child, level - 1))
                 }
             }
         }
@@ -224,23 +354,25 @@ public struct NeighbourSequence<Payload: Sendable>: Sequence, IteratorProtocol {
 
     init(tree: RTree<Payload>, point: SpherePoint, bound: RadiusBound, filter: EntryFilter) {
         self.tree = tree; self.point = point; self.bound = bound; self.filter = filter
-        queue = tree.count > 0 ? [QueueItem(d2: 0, id: tree.root, level: tree.innerLevel[Int(tree.root)])] : []
+        queue = tree.count > 0 ? [QueueItem(d2: 0, id: tree.root, level: tree.inners[Int(tree.root)].level)] : []
     }
 
     public mutating func next() -> Neighbour? {
         let fanout = RTree<Payload>.fanout
         while let top = Heap.pop(&queue, above: Self.nearer) {
-            if top.level < 0 { return Neighbour(entry: EntryID(rawValue: top.id), distance: ChordDistance.metres(chord2: top.d2)) }
+            if top.level < 0 { return Neighbour(entry: EntryID(rawValue: top.id), chord2: top.d2) }
             let base = Int(top.id) * fanout
             if top.level == 0 {
-                for s in base..<(base + Int(tree.leafCount[Int(top.id)])) where filter.accepts(tag: tree.slotTag[s], stamp: tree.slotStamp[s]) {
-                    let d2 = SpherePoint(x: tree.px[s], y: tree.py[s], z: tree.pz[s]).chord2(to: point)
-                    if bound.admits(d2) { Heap.push(&queue, QueueItem(d2: d2, id: tree.slotEntry[s], level: -1), above: Self.nearer) }
+                for s in base..<(base + Int(tree.leaves[Int(top.id)].count)) {
+                    let slot = tree.leafSlots[s]
+                    guard filter.accepts(tag: slot.tag, stamp: slot.stamp) else { continue }
+                    let d2 = SpherePoint(x: slot.x, y: slot.y, z: slot.z).chord2(to: point)
+                    if bound.admits(d2) { Heap.push(&queue, QueueItem(d2: d2, id: slot.entry, level: -1), above: Self.nearer) }
                 }
             } else {
-                for s in base..<(base + Int(tree.innerCount[Int(top.id)])) {
-                    let d2 = tree.box(atInnerSlot: s).distance2(point.x, point.y, point.z)
-                    if d2 <= bound.prune2 { Heap.push(&queue, QueueItem(d2: d2, id: tree.child[s], level: top.level - 1), above: Self.nearer) }
+                for s in base..<(base + Int(tree.inners[Int(top.id)].count)) {
+                    let d2 = tree.innerSlots[s].box.distance2(point.x, point.y, point.z)
+                    if d2 <= bound.prune2 { Heap.push(&queue, QueueItem(d2: d2, id: tree.innerSlots[s].child, level: top.level - 1), above: Self.nearer) }
                 }
             }
         }

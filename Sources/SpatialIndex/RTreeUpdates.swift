@@ -31,44 +31,35 @@ extension RTree {
         let order = HilbertOrder.sort(latitudes: latitudes, longitudes: longitudes)
         let fanout = Self.fanout
         // Leaves: consecutive runs of the Hilbert order.
-        leafCount.removeAll(); leafParent.removeAll()
-        let leaves = (n + fanout - 1) / fanout
-        leafCount = [Int32](repeating: 0, count: leaves)
-        leafParent = [Int32](repeating: -1, count: leaves)
-        px = [Double](repeating: 0, count: leaves * fanout); py = px; pz = px
-        slotEntry = [Int32](repeating: -1, count: leaves * fanout)
-        slotTag = [UInt32](repeating: 0, count: leaves * fanout)
-        slotStamp = [Int32](repeating: 0, count: leaves * fanout)
-        var boxes = [Box3](repeating: .empty, count: leaves)
+        let leafTotal = (n + fanout - 1) / fanout
+        leaves = [Header](repeating: Header(count: 0, parent: -1, parentSlot: -1, level: 0), count: leafTotal)
+        leafSlots = [LeafSlot](repeating: Self.emptyLeafSlot, count: leafTotal * fanout)
+        var boxes = [Box3](repeating: .empty, count: leafTotal)
         for (k, e) in order.enumerated() {
-            let leaf = k / fanout, s = k
+            let leaf = k / fanout
             let p = SpherePoint(coordinates[Int(e)])
-            px[s] = p.x; py[s] = p.y; pz[s] = p.z
-            slotEntry[s] = e; slotTag[s] = tags[Int(e)]; slotStamp[s] = stamps[Int(e)]
+            leafSlots[k] = LeafSlot(x: p.x, y: p.y, z: p.z, entry: e, tag: tags[Int(e)], stamp: stamps[Int(e)])
             entryLeaf[Int(e)] = Int32(leaf); entrySlot[Int(e)] = Int32(k % fanout)
-            leafCount[leaf] += 1
+            leaves[leaf].count += 1
             boxes[leaf].include(p.x, p.y, p.z)
         }
         // Inner levels: consecutive runs of 16 children, until one node is left.
-        innerCount.removeAll(); innerParent.removeAll(); innerLevel.removeAll()
-        bMinX.removeAll(); bMinY.removeAll(); bMinZ.removeAll(); bMaxX.removeAll(); bMaxY.removeAll(); bMaxZ.removeAll()
-        child.removeAll()
+        inners.removeAll(); innerSlots.removeAll()
         var level: Int32 = 1
-        var children = (0..<leaves).map { Int32($0) }
+        var children = (0..<leafTotal).map { Int32($0) }
         while true {
             var parents: [Int32] = [], parentBoxes: [Box3] = []
             // `boxes[i]` is the box of `children[i]`.
             for start in stride(from: 0, to: children.count, by: fanout) {
-                let node = newInner(level: level, parent: -1)
+                let node = newInner(level: level, parent: -1, parentSlot: -1)
                 var b = Box3.empty
                 for i in start..<min(children.count, start + fanout) {
-                    let c = children[i], s = Int(node) * fanout + (i - start)
-                    setBox(boxes[i], atInnerSlot: s)
-                    child[s] = c
+                    let s = Int(node) * fanout + (i - start)
+                    innerSlots[s] = InnerSlot(box: boxes[i], child: children[i])
+                    link(children[i], parentLevel: level, to: node, slot: i - start)
                     b.include(boxes[i])
-                    if level == 1 { leafParent[Int(c)] = node } else { innerParent[Int(c)] = node }
                 }
-                innerCount[Int(node)] = Int32(min(fanout, children.count - start))
+                inners[Int(node)].count = Int32(min(fanout, children.count - start))
                 parents.append(node); parentBoxes.append(b)
             }
             if parents.count == 1 { root = parents[0]; break }
@@ -89,22 +80,22 @@ extension RTree {
 
     /// Descends by least enlargement of the margin and appends to a leaf, splitting if full.
     mutating func place(_ e: Int32, _ p: SpherePoint, tag: UInt32, stamp: Int32) {
+        let slot = LeafSlot(x: p.x, y: p.y, z: p.z, entry: e, tag: tag, stamp: stamp)
         var node = root
         var leaf: Int32 = -1
         while leaf < 0 {
-            let n = Int(node), base = n * Self.fanout, count = Int(innerCount[n])
+            let n = Int(node), base = n * Self.fanout, count = Int(inners[n].count)
             if count == 0 {
                 // Only an empty root has no children: give it a first leaf.
-                let l = newLeaf(parent: node)
-                child[base] = l
-                setBox(Box3(minX: p.x, minY: p.y, minZ: p.z, maxX: p.x, maxY: p.y, maxZ: p.z), atInnerSlot: base)
-                innerCount[n] = 1
+                let l = newLeaf(parent: node, parentSlot: 0)
+                innerSlots[base] = InnerSlot(box: Box3(minX: p.x, minY: p.y, minZ: p.z, maxX: p.x, maxY: p.y, maxZ: p.z), child: l)
+                inners[n].count = 1
                 leaf = l
                 break
             }
             var best = base, bestGrowth = Double.infinity, bestMargin = Double.infinity
             for s in base..<(base + count) {
-                let b = box(atInnerSlot: s)
+                let b = innerSlots[s].box
                 var grown = b
                 grown.include(p.x, p.y, p.z)
                 let growth = grown.margin - b.margin, margin = b.margin
@@ -112,64 +103,59 @@ extension RTree {
                     best = s; bestGrowth = growth; bestMargin = margin
                 }
             }
-            if innerLevel[n] == 1 { leaf = child[best] } else { node = child[best] }
+            if inners[n].level == 1 { leaf = innerSlots[best].child } else { node = innerSlots[best].child }
         }
         let l = Int(leaf)
-        if Int(leafCount[l]) < Self.fanout {
-            let s = l * Self.fanout + Int(leafCount[l])
-            px[s] = p.x; py[s] = p.y; pz[s] = p.z
-            slotEntry[s] = e; slotTag[s] = tag; slotStamp[s] = stamp
-            entryLeaf[Int(e)] = leaf; entrySlot[Int(e)] = leafCount[l]
-            leafCount[l] += 1
+        if Int(leaves[l].count) < Self.fanout {
+            let s = l * Self.fanout + Int(leaves[l].count)
+            leafSlots[s] = slot
+            entryLeaf[Int(e)] = leaf; entrySlot[Int(e)] = leaves[l].count
+            leaves[l].count += 1
             refreshBoxes(fromLeaf: leaf)
         } else {
-            splitLeaf(leaf, adding: e, p, tag: tag, stamp: stamp)
+            splitLeaf(leaf, adding: slot)
         }
     }
 
     /// Splits a full leaf plus one new point in two along the axis of largest extent.
-    mutating func splitLeaf(_ leaf: Int32, adding e: Int32, _ p: SpherePoint, tag: UInt32, stamp: Int32) {
+    mutating func splitLeaf(_ leaf: Int32, adding extra: LeafSlot) {
         let l = Int(leaf), base = l * Self.fanout
-        var items: [(x: Double, y: Double, z: Double, e: Int32, tag: UInt32, stamp: Int32)] = []
-        for s in base..<(base + Self.fanout) { items.append((px[s], py[s], pz[s], slotEntry[s], slotTag[s], slotStamp[s])) }
-        items.append((p.x, p.y, p.z, e, tag, stamp))
+        var items = Array(leafSlots[base..<(base + Self.fanout)])
+        items.append(extra)
         var b = Box3.empty
         for it in items { b.include(it.x, it.y, it.z) }
         let ex = b.maxX - b.minX, ey = b.maxY - b.minY, ez = b.maxZ - b.minZ
         if ex >= ey && ex >= ez { items.sort { $0.x < $1.x } } else if ey >= ez { items.sort { $0.y < $1.y } } else { items.sort { $0.z < $1.z } }
         let half = items.count / 2
-        let parent = leafParent[l]
-        let sibling = newLeaf(parent: parent)
-        func write(_ slice: ArraySlice<(x: Double, y: Double, z: Double, e: Int32, tag: UInt32, stamp: Int32)>, to target: Int32) {
+        let sibling = newLeaf(parent: -1, parentSlot: -1)
+        func write(_ slice: ArraySlice<LeafSlot>, to target: Int32) {
             let tb = Int(target) * Self.fanout
             for (k, it) in slice.enumerated() {
-                px[tb + k] = it.x; py[tb + k] = it.y; pz[tb + k] = it.z
-                slotEntry[tb + k] = it.e; slotTag[tb + k] = it.tag; slotStamp[tb + k] = it.stamp
-                entryLeaf[Int(it.e)] = target; entrySlot[Int(it.e)] = Int32(k)
+                leafSlots[tb + k] = it
+                entryLeaf[Int(it.entry)] = target; entrySlot[Int(it.entry)] = Int32(k)
             }
-            leafCount[Int(target)] = Int32(slice.count)
+            leaves[Int(target)].count = Int32(slice.count)
         }
         write(items[..<half], to: leaf)
         write(items[half...], to: sibling)
-        setBox(leafBox(l), atInnerSlot: slot(of: leaf, in: parent))
-        addChild(sibling, box: leafBox(Int(sibling)), to: parent)
+        innerSlots[parentSlotIndex(of: leaf, isLeaf: true)].box = leafBox(l)
+        addChild(sibling, box: leafBox(Int(sibling)), to: leaves[l].parent)
     }
 
     /// Adds a child (leaf or inner node) with its box to an inner node, splitting upwards.
     mutating func addChild(_ c: Int32, box b: Box3, to node: Int32) {
-        let n = Int(node), level = innerLevel[n]
-        func setParent(_ c: Int32, _ p: Int32) { if level == 1 { leafParent[Int(c)] = p } else { innerParent[Int(c)] = p } }
-        if Int(innerCount[n]) < Self.fanout {
-            let s = n * Self.fanout + Int(innerCount[n])
-            setBox(b, atInnerSlot: s); child[s] = c; innerCount[n] += 1
-            setParent(c, node)
+        let n = Int(node), level = inners[n].level, base = n * Self.fanout
+        if Int(inners[n].count) < Self.fanout {
+            let k = Int(inners[n].count)
+            innerSlots[base + k] = InnerSlot(box: b, child: c)
+            inners[n].count += 1
+            link(c, parentLevel: level, to: node, slot: k)
             refreshBoxes(fromInner: node)
             return
         }
         // Split: the 17 children by box centre along the axis of largest extent.
-        let base = n * Self.fanout
-        var items: [(box: Box3, c: Int32)] = (base..<(base + Self.fanout)).map { (box(atInnerSlot: $0), child[$0]) }
-        items.append((b, c))
+        var items = Array(innerSlots[base..<(base + Self.fanout)])
+        items.append(InnerSlot(box: b, child: c))
         var all = Box3.empty
         for it in items { all.include(it.box) }
         let ex = all.maxX - all.minX, ey = all.maxY - all.minY, ez = all.maxZ - all.minZ
@@ -177,42 +163,27 @@ extension RTree {
         else if ey >= ez { items.sort { $0.box.minY + $0.box.maxY < $1.box.minY + $1.box.maxY } }
         else { items.sort { $0.box.minZ + $0.box.maxZ < $1.box.minZ + $1.box.maxZ } }
         let half = items.count / 2
-        var parent = innerParent[n]
-        if parent < 0 {
+        if inners[n].parent < 0 {
             // The root splits: a new root one level up.
-            parent = newInner(level: level + 1, parent: -1)
-            innerParent[n] = parent
-            let s = Int(parent) * Self.fanout
-            child[s] = node; innerCount[Int(parent)] = 1
-            root = parent
+            let newRoot = newInner(level: level + 1, parent: -1, parentSlot: -1)
+            innerSlots[Int(newRoot) * Self.fanout] = InnerSlot(box: .empty, child: node)
+            inners[Int(newRoot)].count = 1
+            inners[n].parent = newRoot; inners[n].parentSlot = 0
+            root = newRoot
         }
-        let sibling = newInner(level: level, parent: parent)
-        func write(_ slice: ArraySlice<(box: Box3, c: Int32)>, to target: Int32) {
+        let sibling = newInner(level: level, parent: -1, parentSlot: -1)
+        func write(_ slice: ArraySlice<InnerSlot>, to target: Int32) {
             let tb = Int(target) * Self.fanout
             for (k, it) in slice.enumerated() {
-                setBox(it.box, atInnerSlot: tb + k); child[tb + k] = it.c
-                setParent(it.c, target)
+                innerSlots[tb + k] = it
+                link(it.child, parentLevel: level, to: target, slot: k)
             }
-            innerCount[Int(target)] = Int32(slice.count)
+            inners[Int(target)].count = Int32(slice.count)
         }
         write(items[..<half], to: node)
         write(items[half...], to: sibling)
-        setBox(innerBox(n), atInnerSlot: slot(of: node, in: parent))
-        addChild(sibling, box: innerBox(Int(sibling)), to: parent)
-    }
-
-    /// Recomputes boxes from an inner node up to the root, stopping where nothing changes.
-    mutating func refreshBoxes(fromInner node: Int32) {
-        var node = node
-        while true {
-            let parent = innerParent[Int(node)]
-            guard parent >= 0 else { return }
-            let s = slot(of: node, in: parent)
-            let b = innerBox(Int(node))
-            if box(atInnerSlot: s) == b { return }
-            setBox(b, atInnerSlot: s)
-            node = parent
-        }
+        innerSlots[parentSlotIndex(of: node, isLeaf: false)].box = innerBox(n)
+        addChild(sibling, box: innerBox(Int(sibling)), to: inners[n].parent)
     }
 
     // MARK: Remove
@@ -234,36 +205,37 @@ extension RTree {
     mutating func detach(_ e: Int32) {
         let leaf = entryLeaf[Int(e)], l = Int(leaf)
         let base = l * Self.fanout
-        let s = base + Int(entrySlot[Int(e)]), last = base + Int(leafCount[l]) - 1
+        let s = base + Int(entrySlot[Int(e)]), last = base + Int(leaves[l].count) - 1
         if s != last {
-            px[s] = px[last]; py[s] = py[last]; pz[s] = pz[last]
-            slotEntry[s] = slotEntry[last]; slotTag[s] = slotTag[last]; slotStamp[s] = slotStamp[last]
-            entrySlot[Int(slotEntry[s])] = Int32(s - base)
+            leafSlots[s] = leafSlots[last]
+            entrySlot[Int(leafSlots[s].entry)] = Int32(s - base)
         }
-        leafCount[l] -= 1
+        leaves[l].count -= 1
         entryLeaf[Int(e)] = -1; entrySlot[Int(e)] = -1
-        if leafCount[l] == 0 {
-            removeChild(leaf, from: leafParent[l])
+        if leaves[l].count == 0 {
+            removeChild(at: parentSlotIndex(of: leaf, isLeaf: true), from: leaves[l].parent)
             freeLeaves.append(leaf)
         } else {
             refreshBoxes(fromLeaf: leaf)
         }
     }
 
-    /// Removes an empty child from an inner node, and the node itself when it empties.
-    mutating func removeChild(_ c: Int32, from node: Int32) {
-        let n = Int(node), base = n * Self.fanout
-        let s = slot(of: c, in: node), last = base + Int(innerCount[n]) - 1
-        if s != last { setBox(box(atInnerSlot: last), atInnerSlot: s); child[s] = child[last] }
-        innerCount[n] -= 1
-        if innerCount[n] == 0 && node != root {
-            removeChild(node, from: innerParent[n])
+    /// Removes the child in slot `s` of an inner node, and the node itself when it empties.
+    mutating func removeChild(at s: Int, from node: Int32) {
+        let n = Int(node), base = n * Self.fanout, level = inners[n].level
+        let last = base + Int(inners[n].count) - 1
+        if s != last {
+            innerSlots[s] = innerSlots[last]
+            link(innerSlots[s].child, parentLevel: level, to: node, slot: s - base)
+        }
+        inners[n].count -= 1
+        if inners[n].count == 0 && node != root {
+            removeChild(at: parentSlotIndex(of: node, isLeaf: false), from: inners[n].parent)
             freeInner.append(node)
+        } else if node == root && inners[n].count == 0 {
+            inners[n].level = 1  // an empty tree starts again from a root over leaves
         } else {
             refreshBoxes(fromInner: node)
-        }
-        if node == root && innerCount[n] == 0 {
-            innerLevel[n] = 1  // an empty tree starts again from a root over leaves
         }
     }
 
@@ -280,20 +252,18 @@ extension RTree {
         let p = SpherePoint(c)
         let leaf = entryLeaf[e], l = Int(leaf)
         let s = l * Self.fanout + Int(entrySlot[e])
-        slotStamp[s] = stamp
-        let parent = leafParent[l]
-        let b = box(atInnerSlot: slot(of: leaf, in: parent))
+        let b = innerSlots[parentSlotIndex(of: leaf, isLeaf: true)].box
         if b.contains(p.x, p.y, p.z) {
-            px[s] = p.x; py[s] = p.y; pz[s] = p.z
+            leafSlots[s].x = p.x; leafSlots[s].y = p.y; leafSlots[s].z = p.z; leafSlots[s].stamp = stamp
             return .inPlace
         }
         let reach = 0.5 * b.largestExtent
-        if leafCount[l] > 1 && b.distance2(p.x, p.y, p.z) <= reach * reach {
-            px[s] = p.x; py[s] = p.y; pz[s] = p.z
+        if leaves[l].count > 1 && b.distance2(p.x, p.y, p.z) <= reach * reach {
+            leafSlots[s].x = p.x; leafSlots[s].y = p.y; leafSlots[s].z = p.z; leafSlots[s].stamp = stamp
             refreshBoxes(fromLeaf: leaf)
             return .stretched
         }
-        let tag = slotTag[s]
+        let tag = leafSlots[s].tag
         detach(Int32(e))
         place(Int32(e), p, tag: tag, stamp: stamp)
         return .reinserted
@@ -302,8 +272,7 @@ extension RTree {
     /// Changes an entry's tag (for example a cab's status) in place.
     public mutating func setTag(_ entry: EntryID, to tag: UInt32) {
         precondition(contains(entry), "tagging an entry that is not in the tree")
-        let e = Int(entry.rawValue)
-        slotTag[Int(entryLeaf[e]) * Self.fanout + Int(entrySlot[e])] = tag
+        leafSlots[slotIndex(of: entry.rawValue)].tag = tag
     }
 }
 

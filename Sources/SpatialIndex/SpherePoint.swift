@@ -80,10 +80,16 @@ struct Box3: Equatable, Sendable {
 
     var largestExtent: Double { max(maxX - minX, maxY - minY, maxZ - minZ) }
 
-    /// The squared distance from a point to the box (0 inside).
+    /// The squared distance from a point to the box (0 inside). Written with plain
+    /// comparisons, which compile to `maxsd`: the generic `max(_:_:_:)` branches for NaN.
     @inline(__always)
     func distance2(_ x: Double, _ y: Double, _ z: Double) -> Double {
-        let dx = max(minX - x, 0, x - maxX), dy = max(minY - y, 0, y - maxY), dz = max(minZ - z, 0, z - maxZ)
+        @inline(__always) func gap(_ lo: Double, _ v: Double, _ hi: Double) -> Double {
+            let below = lo - v, above = v - hi
+            let m = below > above ? below : above
+            return m > 0 ? m : 0
+        }
+        let dx = gap(minX, x, maxX), dy = gap(minY, y, maxY), dz = gap(minZ, z, maxZ)
         return dx * dx + dy * dy + dz * dz
     }
 

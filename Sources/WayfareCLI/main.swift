@@ -6,7 +6,7 @@ struct Wayfare: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wayfare",
         abstract: "Spatial indexing and routing for taxi services.",
-        subcommands: [ZonesCommand.self, BenchCommand.self])
+        subcommands: [ZonesCommand.self, FleetCommand.self, BenchCommand.self])
 }
 
 Wayfare.main()

@@ -72,17 +72,17 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
         let tree = build(pts)
         #expect(tree.invariantViolation() == nil)
         let queries = points(60, around: city.1, spread: city.2 * 1.2, clustered: false, seed: 99)
-        var w = SearchWorkspace(), out: [Neighbour] = []
+        let w = SearchWorkspace(); var out: [Neighbour] = []
         for q in queries {
             let truth = bruteForce(pts, from: q)
             for k in [1, 10, 40] {
-                tree.nearest(k, to: q, into: &out, using: &w)
+                tree.nearest(k, to: q, into: &out, using: w)
                 expectMatches(out, Array(truth.prefix(k)), pts, from: q)
             }
             for r in [300.0, 2_000] {
-                tree.within(r, of: q, sorted: true, into: &out, using: &w)
+                tree.within(r, of: q, sorted: true, into: &out, using: w)
                 expectMatches(out, truth.filter { $0.d <= r }, pts, from: q)
-                tree.nearest(5, to: q, within: r, into: &out, using: &w)
+                tree.nearest(5, to: q, within: r, into: &out, using: w)
                 expectMatches(out, Array(truth.filter { $0.d <= r }.prefix(5)), pts, from: q)
             }
             // The incremental search yields the same order, lazily.
@@ -121,8 +121,8 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
         let pts = points(3_000, around: Coordinate(unchecked: 60.17, 24.94), spread: 0.3, clustered: false, seed: 8)
         let tree = build(pts)
         let box = BoundingBox(south: 60.12, west: 24.80, north: 60.20, east: 25.00)
-        var w = SearchWorkspace(), out: [EntryID] = []
-        tree.inside(box, into: &out, using: &w)
+        let w = SearchWorkspace(); var out: [EntryID] = []
+        tree.inside(box, into: &out, using: w)
         #expect(Set(out.map { Int($0.rawValue) }) == Set(pts.indices.filter { box.contains(pts[$0]) }))
     }
 }

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+import Geodesy
+import TestSupport
+
+@Suite struct FleetCLITests {
+    let folder = TemporaryFolder()
+
+    /// `bench knn --answers` against a brute-force haversine ranking (a different formula
+    /// from the tree's chords), after the moves: every rank's distance matches.
+    @Test func answersMatchABruteForceRankingAfterMoves() throws {
+        let dir = folder.path("city")
+        let sample = try runWayfare(["fleet", "sample", "--cabs", "1500", "--queries", "120", "--seed", "7", "--out-dir", dir])
+        #expect(sample.status == 0, "\(sample.stderr)")
+        let answers = folder.path("answers.csv")
+        let r = try runWayfare(["bench", "knn", "--cabs", dir + "/cabs.csv", "--queries", dir + "/queries.csv",
+                                "--moves", dir + "/moves.csv", "--k", "8", "--answers", answers, "--repeats", "1"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        for key in ["cabs", "queries", "build_ms", "knn1_ns", "knnk_ns", "radius_ns", "updates_per_s", "knnk_ns_after_moves"] {
+            #expect(json[key] != nil, "\(key)")
+        }
+        func rows(_ path: String) throws -> [[String]] {
+            try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst().map { $0.split(separator: ",").map(String.init) }
+        }
+        let moved = Dictionary(uniqueKeysWithValues: try rows(dir + "/moves.csv").map { ($0[0], Coordinate(unchecked: Double($0[1])!, Double($0[2])!)) })
+        let queries = try rows(dir + "/queries.csv").map { Coordinate(unchecked: Double($0[0])!, Double($0[1])!) }
+        var got: [Int: [(rank: Int, id: String, d: Double)]] = [:]
+        for row in try rows(answers) { got[Int(row[0])!, default: []].append((Int(row[1])!, row[2], Double(row[3])!)) }
+        #expect(got.count == queries.count)
+        for (qi, q) in queries.enumerated() {
+            let truth = moved.values.map { q.distance(to: $0) }.sorted().prefix(8)
+            let mine = (got[qi] ?? []).sorted { $0.rank < $1.rank }
+            #expect(mine.count == 8)
+            for (m, t) in zip(mine, truth) {
+                #expect(abs(m.d - t) < 1e-6)
+                #expect(abs(q.distance(to: moved[m.id]!) - m.d) < 1e-6)
+            }
+        }
+    }
+
+    @Test func badFleetInputIsOneLineAndNonzero() throws {
+        let cabs = folder.write("cabs.csv", "id,lat,lon\na,40.7,-73.9\nb,40.8,-73.9\n")
+        let queries = folder.write("q.csv", "lat,lon\n40.7,-73.95\n")
+        let cases: [([String], String)] = [
+            (["bench", "knn", "--cabs", folder.write("dup.csv", "id,lat,lon\na,40.7,-73.9\na,40.8,-73.9\n"), "--queries", queries], "line 3: duplicate id \"a\""),
+            (["bench", "knn", "--cabs", folder.write("range.csv", "id,lat,lon\na,40.7,-193.9\n"), "--queries", queries], "line 2: longitude -193.9 is outside"),
+            (["bench", "knn", "--cabs", cabs, "--queries", queries, "--moves", folder.write("m.csv", "id,lat,lon\nzz,40.7,-73.9\n")], "unknown cab id \"zz\""),
+            (["bench", "knn", "--cabs", cabs, "--queries", folder.write("empty.csv", "lat,lon\n")], "no queries"),
+            (["bench", "knn", "--cabs", cabs, "--queries", queries, "--k", "0"], "--k must be between"),
+            (["bench", "knn", "--cabs", cabs, "--queries", queries, "--radius-m=-5"], "--radius-m must be"),
+        ]
+        for (args, expected) in cases {
+            let r = try runWayfare(args)
+            #expect(r.status != 0, "\(args)")
+            #expect(r.stderr.contains(expected), "\(args): \(r.stderr)")
+            #expect(r.stderr.trimmingCharacters(in: .newlines).split(separator: "\n").count == 1, "\(args)")
+        }
+    }
+}
