@@ -20,6 +20,15 @@ let package = Package(
             ],
             path: "Benchmarks/ZoneLookup",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+        .executableTarget(
+            name: "FleetIndex",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "SpatialIndex", package: "Wayfare"),
+                .product(name: "Geodesy", package: "Wayfare"),
+            ],
+            path: "Benchmarks/FleetIndex",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
     ],
     swiftLanguageModes: [.v6]
 )
