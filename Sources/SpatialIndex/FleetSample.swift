@@ -9,7 +9,7 @@ public struct SyntheticCity: Sendable {
     let hubs: [Coordinate]
 
     public init(seed: UInt64) {
-        var g = SplitMix(seed: seed ^ 0x5EED)
+        var g = SeededRandom(seed: seed ^ 0x5EED)
         hubs = (0..<20).map { _ in
             Coordinate(unchecked: Double.random(in: 40.60...40.85, using: &g), Double.random(in: -74.05 ... -73.80, using: &g))
         }
@@ -17,7 +17,7 @@ public struct SyntheticCity: Sendable {
 
     /// `count` points drawn the benchmark's way.
     public func points(_ count: Int, seed: UInt64) -> [Coordinate] {
-        var g = SplitMix(seed: seed)
+        var g = SeededRandom(seed: seed)
         return (0..<count).map { _ in
             if Double.random(in: 0..<1, using: &g) < 0.7 {
                 let hub = hubs[Int.random(in: 0..<hubs.count, using: &g)]
@@ -34,26 +34,9 @@ public struct SyntheticCity: Sendable {
 
     /// A move of at most 250 m in a random direction for each point.
     public func moves(of points: [Coordinate], seed: UInt64) -> [Coordinate] {
-        var g = SplitMix(seed: seed)
+        var g = SeededRandom(seed: seed)
         return points.map { p in
             p.destination(bearing: Double.random(in: 0..<360, using: &g), distance: Double.random(in: 0...250, using: &g))
         }
-    }
-}
-
-/// SplitMix64, with a Gaussian draw.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func gaussian() -> Double {
-        let u = Double.random(in: Double.ulpOfOne..<1, using: &self), v = Double.random(in: 0..<1, using: &self)
-        return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
     }
 }

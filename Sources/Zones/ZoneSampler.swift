@@ -1,19 +1,5 @@
 import Geodesy
 
-/// A small, fast, seedable generator (SplitMix64), so tests and benchmarks draw the same
-/// points on every machine.
-public struct SeededRandom: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Seeded random points over a zone set, for tests and benchmarks.
 public enum ZoneSampler {
     /// `count` points: `insideShare` of them drawn until they fall in a zone, the rest

@@ -3,25 +3,9 @@ import Testing
 import Geodesy
 @testable import SpatialIndex
 
-/// A seeded generator for test data (SplitMix64).
-struct Rng: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func gaussian() -> Double {
-        let u = Double.random(in: Double.ulpOfOne..<1, using: &self), v = Double.random(in: 0..<1, using: &self)
-        return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
-    }
-}
-
 /// Points around `center`: uniform in a box of ±`spread` degrees, or clustered.
 func points(_ n: Int, around center: Coordinate, spread: Double, clustered: Bool, seed: UInt64) -> [Coordinate] {
-    var rng = Rng(state: seed)
+    var rng = SeededRandom(seed: seed)
     let hubs = (0..<8).map { _ in center.destination(bearing: Double.random(in: 0..<360, using: &rng),
                                                      distance: Double.random(in: 0..<spread * 50_000, using: &rng)) }
     return (0..<n).map { _ in
@@ -177,7 +161,7 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
     }
 
     @Test func insertRemoveAndMoveKeepTheTreeRight() {
-        var rng = Rng(state: 21)
+        var rng = SeededRandom(seed: 21)
         var pts: [Coordinate?] = []
         var tree = RTree<Int>()
         // Insert one by one (splits at every level), remove a third, move the rest.

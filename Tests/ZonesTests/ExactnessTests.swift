@@ -1,4 +1,5 @@
 import Testing
+import Geodesy
 import GeoJSON
 import Geometry
 @testable import Zones
