@@ -40,8 +40,8 @@ struct FleetSample: ParsableCommand {
     }
 }
 
-/// Reads an `id,lat,lon` CSV.
-func readIdentifiedPoints(_ path: String) throws(CLIError) -> (ids: [String], points: [Coordinate]) {
+/// Reads an `id,lat,lon` CSV; with `uniqueIds`, a repeated id is an error naming its line.
+func readIdentifiedPoints(_ path: String, uniqueIds: Bool) throws(CLIError) -> (ids: [String], points: [Coordinate]) {
     let table = try CSVTable(path: path, required: ["id", "lat", "lon"])
     let i = table.column("id"), la = table.column("lat"), lo = table.column("lon")
     var ids: [String] = [], points: [Coordinate] = []
@@ -55,7 +55,7 @@ func readIdentifiedPoints(_ path: String) throws(CLIError) -> (ids: [String], po
             throw CLIError("\(path): line \(row.line): \(error)")
         }
         ids.append(id)
-        if path.hasSuffix("moves.csv") == false, !seen.insert(id).inserted {
+        if uniqueIds, !seen.insert(id).inserted {
             throw CLIError("\(path): line \(row.line): duplicate id \"\(id)\"")
         }
     }
@@ -79,7 +79,7 @@ struct BenchKNN: ParsableCommand {
         guard (1...10_000).contains(k) else { throw CLIError("--k must be between 1 and 10000") }
         guard radiusM.isFinite, radiusM >= 0 else { throw CLIError("--radius-m must be a finite number ≥ 0") }
         guard (1...100).contains(repeats) else { throw CLIError("--repeats must be between 1 and 100") }
-        let (ids, cabPoints) = try readIdentifiedPoints(cabs)
+        let (ids, cabPoints) = try readIdentifiedPoints(cabs, uniqueIds: true)
         let (queryPoints, _) = try readPoints(queries)
         guard !cabPoints.isEmpty else { throw CLIError("\(cabs): no cabs") }
         guard !queryPoints.isEmpty else { throw CLIError("\(queries): no queries") }
@@ -87,7 +87,8 @@ struct BenchKNN: ParsableCommand {
         for (i, id) in ids.enumerated() { entryOf[id] = Int32(i) }
         var moveEntries: [EntryID] = [], movePoints: [Coordinate] = []
         if let moves {
-            let (moveIds, points) = try readIdentifiedPoints(moves)
+            // A moves file may report one cab several times: applied in order.
+            let (moveIds, points) = try readIdentifiedPoints(moves, uniqueIds: false)
             for (n, id) in moveIds.enumerated() {
                 guard let e = entryOf[id] else { throw CLIError("\(moves): row \(n + 1): unknown cab id \"\(id)\"") }
                 moveEntries.append(EntryID(rawValue: e)); movePoints.append(points[n])
