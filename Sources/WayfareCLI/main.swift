@@ -9,4 +9,5 @@ struct Wayfare: ParsableCommand {
         subcommands: [ZonesCommand.self, FleetCommand.self, BenchCommand.self])
 }
 
+_ = startTime  // progress times count from here
 Wayfare.main()

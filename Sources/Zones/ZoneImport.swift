@@ -107,8 +107,9 @@ public enum ZoneImporter {
         if let areaPath {
             areaSources = try readSources(path: areaPath, options: ZoneImportOptions(repair: options.repair)).zones
         }
-        var (set, report) = try build(zones: zoneSources.zones, serviceAreas: areaSources,
-                                      source: path, options: options, progress: progress)
+        let (set, built) = try build(zones: zoneSources.zones, serviceAreas: areaSources,
+                                     source: path, options: options, progress: progress)
+        var report = built
         report.source = path
         report.crs = zoneSources.crs
         report.features = zoneSources.features
