@@ -1,7 +1,6 @@
 import Foundation
 import Geodesy
 import SpatialIndex
-import Synchronization
 import Zones
 
 /// A kind of cab. A city configures its own; the specification's are the defaults.
@@ -71,7 +70,7 @@ public enum ReportOutcome: Sendable, Equatable {
 /// so reports never wait for queries and queries never wait for reports. A query sees the
 /// fleet as of the last publish: at most `publishInterval` old, far fresher than cabs report.
 ///
-/// `Sendable`: all mutable state sits behind `Mutex`es; snapshots are immutable values.
+/// `Sendable`: all mutable state sits behind locks (`Locked`); snapshots are immutable values.
 public final class Fleet: Sendable {
     /// How a city configures its fleet.
     public struct Configuration: Sendable {
@@ -102,15 +101,15 @@ public final class Fleet: Sendable {
     public let configuration: Configuration
     /// Report times are stored as whole seconds from this epoch in the tree's stamps.
     let epoch: Date
-    let state: Mutex<State>
-    let published: Mutex<Snapshot>
+    let state: Locked<State>
+    let published: Locked<Snapshot>
 
     public init(configuration: Configuration = .init(), epoch: Date = Date(timeIntervalSince1970: 1_700_000_000)) throws(FleetError) {
         guard configuration.cabTypes.count <= 16 else { throw .tooManyCabTypes(configuration.cabTypes.count) }
         self.configuration = configuration
         self.epoch = epoch
-        state = Mutex(State())
-        published = Mutex(Snapshot())
+        state = Locked(State())
+        published = Locked(Snapshot())
     }
 
     // MARK: Registering and reporting

@@ -1,0 +1,21 @@
+import Foundation
+
+/// A value that is only ever read or written under a lock.
+///
+/// Why not `Synchronization.Mutex`: on Linux it synchronises through futex calls and atomics
+/// inside the uninstrumented standard library, which ThreadSanitizer cannot see, so every
+/// access guarded by it was reported as a race. `NSLock` is a pthread mutex, which
+/// ThreadSanitizer understands, so the concurrency test's verdict means something.
+/// `@unchecked Sendable`: `value` is touched only inside `withLock`.
+final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
