@@ -181,7 +181,7 @@ public final class Fleet: Sendable {
     /// Reports ignored because they were older than the cab's last one.
     public var outOfOrderReports: Int { state.withLock { $0.outOfOrder } }
 
-    /// The cab with this id, as last published.
+    /// The cab with this id, as of its latest report (not waiting for a publish).
     public func cab(_ id: String) throws(FleetError) -> Cab {
         let found: Cab? = state.withLock { s in s.indexOfID[id].map { s.cabs[Int($0)] } }
         guard let found else { throw .unknownCab(id) }

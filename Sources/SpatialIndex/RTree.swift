@@ -165,11 +165,6 @@ public struct RTree<Payload: Sendable>: Sendable {
         return e >= 0 && e < entryLeaf.count && entryLeaf[e] >= 0
     }
 
-    /// Every live entry, in no particular order.
-    public var entries: [EntryID] {
-        entryLeaf.indices.compactMap { entryLeaf[$0] >= 0 ? EntryID(rawValue: Int32($0)) : nil }
-    }
-
     @inline(__always)
     func slotIndex(of e: Int32) -> Int { Int(entryLeaf[Int(e)]) * Self.fanout + Int(entrySlot[Int(e)]) }
 

@@ -58,9 +58,8 @@ struct ZonesCheck: ParsableCommand {
     @OptionGroup var source: ZoneSourceOptions
 
     func run() throws {
-        var options = try source.importOptions()
-        options.repair = source.repair
-        let (_, report) = try ZoneImporter.check(zonesAt: file, serviceAreasAt: source.serviceArea, options: options)
+        let (_, report) = try ZoneImporter.check(zonesAt: file, serviceAreasAt: source.serviceArea,
+                                                 options: try source.importOptions())
         print(report.text)
         if !report.isClean { throw ExitCode(1) }
     }

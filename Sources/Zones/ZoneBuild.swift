@@ -50,11 +50,13 @@ extension ZoneImporter {
         // The zones' union (for the gaps, and the default service area) runs on a second
         // thread in a GEOS context of its own, while this thread checks the zone pairs.
         let zoneRingsCopy = allZoneRings
+        let frame = allZoneRings.isEmpty ? nil : try equalAreaFrame(allZoneRings, source: source)
         let union: [[[Position]]]
         let adjacency: [[Int]]
         do {
             (union, adjacency) = try inParallel({ try unionRings(zoneRingsCopy) }, {
-                try pairChecks(zoneRings: allZoneRings, zones: zones, options: options, source: source, report: &report)
+                try pairChecks(zoneRings: allZoneRings, zones: zones, frame: frame, options: options, source: source,
+                               report: &report)
             })
         } catch let e as ZoneError { throw e } catch { throw .badInput(place: source, reason: "\(error)") }
         progress?("checked zone pairs")
@@ -65,7 +67,7 @@ extension ZoneImporter {
             areas = [Zone(index: 0, id: "1", name: URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent,
                           properties: "{}")]
         }
-        try gapChecks(union: union, areaRings: areaRings, zoneRings: allZoneRings, zones: zones,
+        try gapChecks(union: union, areaRings: areaRings, zoneRings: allZoneRings, zones: zones, frame: frame,
                       explicitAreas: areaSources != nil, options: options, source: source, report: &report)
         progress?("checked gaps and service areas")
         report.serviceAreas = areas.count
@@ -152,10 +154,10 @@ extension ZoneImporter {
 
     /// Overlaps (m²) and adjacency (within `adjacencyMetres`) of every pair of zones whose
     /// envelopes meet, in the equal-area frame.
-    static func pairChecks(zoneRings: [[[[Position]]]], zones: [Zone], options: ZoneImportOptions, source: String,
+    static func pairChecks(zoneRings: [[[[Position]]]], zones: [Zone], frame: (Transformer, Transformer)?,
+                           options: ZoneImportOptions, source: String,
                            report: inout ZoneReport) throws(ZoneError) -> [[Int]] {
-        guard !zoneRings.isEmpty else { return [] }
-        let (forward, _) = try equalAreaFrame(zoneRings, source: source)
+        guard let (forward, _) = frame else { return [] }
         let context = GEOSContext()
         var metricZones: [Geometry] = []
         for r in zoneRings {
@@ -200,10 +202,9 @@ extension ZoneImporter {
 
     /// Gaps (parts of a service area in no zone) and zones outside every service area.
     static func gapChecks(union: [[[Position]]], areaRings: [[[[Position]]]], zoneRings: [[[[Position]]]], zones: [Zone],
-                          explicitAreas: Bool, options: ZoneImportOptions, source: String,
-                          report: inout ZoneReport) throws(ZoneError) {
-        guard !zoneRings.isEmpty else { return }
-        let (forward, inverse) = try equalAreaFrame(zoneRings, source: source)
+                          frame: (Transformer, Transformer)?, explicitAreas: Bool, options: ZoneImportOptions,
+                          source: String, report: inout ZoneReport) throws(ZoneError) {
+        guard let (forward, inverse) = frame else { return }
         let tolerance = options.toleranceSquareMetres
         func record(area a: Double, near p: (x: Double, y: Double)) throws(ZoneError) {
             if a > tolerance {

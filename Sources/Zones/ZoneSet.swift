@@ -146,10 +146,4 @@ public struct ZoneSet: Sendable, Equatable {
         return BoundingBox(south: zoneLayer.bounds[b + 1], west: zoneLayer.bounds[b],
                            north: zoneLayer.bounds[b + 3], east: zoneLayer.bounds[b + 2])
     }
-
-    /// Statistics of the cell cover, for reports.
-    public var coverStatistics: (coarseCells: Int, fineBlocks: Int, borderCells: Int) {
-        (zoneCover.coarse.count, zoneCover.fine.count >> (2 * CellCover.fineShift),
-         zoneCover.fine.count(where: { $0 >> 14 != 0 }))
-    }
 }

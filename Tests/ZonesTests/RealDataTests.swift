@@ -22,6 +22,9 @@ struct NYCTaxiZoneTests {
             let zone = set.zone(containing: try Coordinate(latitude: lat, longitude: lon))
             #expect(zone?.id == id, "\(place)")
         }
+        // The batch form gives the same answers, in order.
+        let batch = set.zones(containing: Self.known.map { Coordinate(unchecked: $0.1, $0.2) })
+        #expect(batch.map { $0?.id } == Self.known.map(\.3))
         #expect(try set.zone(id: "230").name == "Times Sq/Theatre District")
     }
 
