@@ -1,7 +1,7 @@
 import Geodesy
 
 /// A handle on one entry of an `RTree`, stable until the entry is removed.
-public struct EntryID: Hashable, Sendable, Comparable {
+public struct EntryID: Hashable, Sendable, Comparable, BitwiseCopyable {
     public let rawValue: Int32
     @inlinable public init(rawValue: Int32) { self.rawValue = rawValue }
     public static func < (a: EntryID, b: EntryID) -> Bool { a.rawValue < b.rawValue }
@@ -37,7 +37,7 @@ public struct EntryFilter: Hashable, Sendable {
 /// The search works in squared chords; the metres are computed only when `distance` is read
 /// (an `asin` each), so a radius search that returns hundreds of entries does not pay for
 /// distances nobody looks at.
-public struct Neighbour: Hashable, Sendable {
+public struct Neighbour: Hashable, Sendable, BitwiseCopyable {
     public let entry: EntryID
     /// The squared chord between the unit vectors (the search's own measure).
     public let chord2: Double

@@ -11,62 +11,6 @@ public enum MoveOutcome: Sendable, Equatable {
 }
 
 extension RTree {
-    // MARK: Bulk load
-
-    /// Builds a tree from many points at once: sorted along a Hilbert curve and packed into
-    /// full nodes. Entry ids are the input positions (entry i is `coordinates[i]`).
-    public init(coordinates: [Coordinate], tags: [UInt32], stamps: [Int32], payloads: [Payload]) {
-        precondition(coordinates.count == tags.count && tags.count == stamps.count && stamps.count == payloads.count,
-                     "bulk load arrays differ in length")
-        self.init()
-        let n = coordinates.count
-        guard n > 0 else { return }
-        latitudes = coordinates.map(\.latitude)
-        longitudes = coordinates.map(\.longitude)
-        self.payloads = payloads.map { Optional($0) }
-        entryLeaf = [Int32](repeating: -1, count: n)
-        entrySlot = [Int32](repeating: -1, count: n)
-        count = n
-
-        let order = HilbertOrder.sort(latitudes: latitudes, longitudes: longitudes)
-        let fanout = Self.fanout
-        // Leaves: consecutive runs of the Hilbert order.
-        let leafTotal = (n + fanout - 1) / fanout
-        leaves = [Header](repeating: Header(count: 0, parent: -1, parentSlot: -1, level: 0), count: leafTotal)
-        leafSlots = [LeafSlot](repeating: Self.emptyLeafSlot, count: leafTotal * fanout)
-        var boxes = [Box3](repeating: .empty, count: leafTotal)
-        for (k, e) in order.enumerated() {
-            let leaf = k / fanout
-            let p = SpherePoint(coordinates[Int(e)])
-            leafSlots[k] = LeafSlot(x: p.x, y: p.y, z: p.z, entry: e, tag: tags[Int(e)], stamp: stamps[Int(e)])
-            entryLeaf[Int(e)] = Int32(leaf); entrySlot[Int(e)] = Int32(k % fanout)
-            leaves[leaf].count += 1
-            boxes[leaf].include(p.x, p.y, p.z)
-        }
-        // Inner levels: consecutive runs of 16 children, until one node is left.
-        inners.removeAll(); innerSlots.removeAll()
-        var level: Int32 = 1
-        var children = (0..<leafTotal).map { Int32($0) }
-        while true {
-            var parents: [Int32] = [], parentBoxes: [Box3] = []
-            // `boxes[i]` is the box of `children[i]`.
-            for start in stride(from: 0, to: children.count, by: fanout) {
-                let node = newInner(level: level, parent: -1, parentSlot: -1)
-                var b = Box3.empty
-                for i in start..<min(children.count, start + fanout) {
-                    let s = Int(node) * fanout + (i - start)
-                    innerSlots[s] = InnerSlot(box: boxes[i], child: children[i])
-                    link(children[i], parentLevel: level, to: node, slot: i - start)
-                    b.include(boxes[i])
-                }
-                inners[Int(node)].count = Int32(min(fanout, children.count - start))
-                parents.append(node); parentBoxes.append(b)
-            }
-            if parents.count == 1 { root = parents[0]; break }
-            children = parents; boxes = parentBoxes; level += 1
-        }
-    }
-
     // MARK: Insert
 
     /// Inserts a point; returns its entry id.
@@ -273,58 +217,5 @@ extension RTree {
     public mutating func setTag(_ entry: EntryID, to tag: UInt32) {
         precondition(contains(entry), "tagging an entry that is not in the tree")
         leafSlots[slotIndex(of: entry.rawValue)].tag = tag
-    }
-}
-
-/// Sorting points along a Hilbert curve over their latitude/longitude bounds, so that
-/// neighbours in the order are neighbours on the ground.
-enum HilbertOrder {
-    static func sort(latitudes: [Double], longitudes: [Double]) -> [Int32] {
-        let n = latitudes.count
-        var minLat = Double.infinity, maxLat = -Double.infinity, minLon = Double.infinity, maxLon = -Double.infinity
-        for k in 0..<n {
-            minLat = min(minLat, latitudes[k]); maxLat = max(maxLat, latitudes[k])
-            minLon = min(minLon, longitudes[k]); maxLon = max(maxLon, longitudes[k])
-        }
-        let sx = maxLon > minLon ? 65535 / (maxLon - minLon) : 0, sy = maxLat > minLat ? 65535 / (maxLat - minLat) : 0
-        var keys = [UInt64](repeating: 0, count: n)
-        for k in 0..<n {
-            let x = UInt32((longitudes[k] - minLon) * sx), y = UInt32((latitudes[k] - minLat) * sy)
-            keys[k] = UInt64(hilbert(x, y)) << 32 | UInt64(k)
-        }
-        radixSortHigh32(&keys)
-        return keys.map { Int32(truncatingIfNeeded: $0 & 0xFFFF_FFFF) }
-    }
-
-    /// The distance of (x, y) along a Hilbert curve over a 65536 × 65536 grid.
-    static func hilbert(_ x: UInt32, _ y: UInt32) -> UInt32 {
-        var x = x, y = y, d: UInt32 = 0
-        var s: UInt32 = 1 << 15
-        while s > 0 {
-            let rx: UInt32 = (x & s) > 0 ? 1 : 0, ry: UInt32 = (y & s) > 0 ? 1 : 0
-            d &+= s &* s &* ((3 &* rx) ^ ry)
-            if ry == 0 {
-                if rx == 1 { x = s &- 1 &- (x & (s &- 1)); y = s &- 1 &- (y & (s &- 1)) }
-                swap(&x, &y)
-            }
-            s >>= 1
-        }
-        return d
-    }
-
-    /// Sorts by the upper 32 bits, stably: two counting passes of 16 bits.
-    static func radixSortHigh32(_ a: inout [UInt64]) {
-        var buffer = [UInt64](repeating: 0, count: a.count)
-        for shift in [32, 48] {
-            var counts = [Int](repeating: 0, count: 65537)
-            for v in a { counts[Int((v >> UInt64(shift)) & 0xFFFF) + 1] += 1 }
-            for k in 1..<counts.count { counts[k] += counts[k - 1] }
-            for v in a {
-                let b = Int((v >> UInt64(shift)) & 0xFFFF)
-                buffer[counts[b]] = v
-                counts[b] += 1
-            }
-            swap(&a, &buffer)
-        }
     }
 }
