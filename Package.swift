@@ -4,6 +4,7 @@ import PackageDescription
 // Layers (each depends only on the ones above it):
 //   Geodesy, GeoJSON            pure Swift
 //   Projection (PROJ), Geometry (GEOS)   the only modules that import C libraries
+//   OSM (zlib)                  OpenStreetMap PBF and XML readers
 //   Zones                       service areas and taxi zones
 //   WayfareCLI                  the `wayfare` command line
 let package = Package(
@@ -17,6 +18,7 @@ let package = Package(
         .library(name: "SpatialIndex", targets: ["SpatialIndex"]),
         .library(name: "Fleet", targets: ["Fleet"]),
         .library(name: "Favourites", targets: ["Favourites"]),
+        .library(name: "OSM", targets: ["OSM"]),
         .executable(name: "wayfare", targets: ["WayfareCLI"]),
     ],
     dependencies: [
@@ -27,6 +29,7 @@ let package = Package(
                        providers: [.apt(["libgeos-dev"])]),
         .systemLibrary(name: "CPROJ", pkgConfig: "proj",
                        providers: [.apt(["libproj-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "Geodesy", exclude: ["README.md"]),
         .target(name: "GeoJSON", exclude: ["README.md"]),
         .target(name: "Projection", dependencies: ["CPROJ", "Geodesy"], exclude: ["README.md"]),
@@ -35,6 +38,7 @@ let package = Package(
         .target(name: "SpatialIndex", dependencies: ["Geodesy"], exclude: ["README.md"]),
         .target(name: "Fleet", dependencies: ["SpatialIndex", "Zones", "Geodesy"], exclude: ["README.md"]),
         .target(name: "Favourites", dependencies: ["Geodesy", "Projection"], exclude: ["README.md"]),
+        .target(name: "OSM", dependencies: ["CZlib"], exclude: ["README.md"]),
         .executableTarget(
             name: "WayfareCLI",
             dependencies: [
@@ -49,6 +53,7 @@ let package = Package(
         .testTarget(name: "ZonesTests", dependencies: ["Zones", "Geometry", "Geodesy", "GeoJSON", "Projection", "TestSupport"]),
         .testTarget(name: "SpatialIndexTests", dependencies: ["SpatialIndex", "Geodesy", "TestSupport"]),
         .testTarget(name: "FleetTests", dependencies: ["Fleet", "Favourites", "SpatialIndex", "Zones", "Geodesy", "Projection", "TestSupport"]),
+        .testTarget(name: "OSMTests", dependencies: ["OSM", "TestSupport"]),
         .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "Geodesy", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
