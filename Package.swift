@@ -5,6 +5,7 @@ import PackageDescription
 //   Geodesy, GeoJSON            pure Swift
 //   Projection (PROJ), Geometry (GEOS)   the only modules that import C libraries
 //   OSM (zlib)                  OpenStreetMap PBF and XML readers
+//   RoadGraph                   car profile and road graphs (from OSM or CSV)
 //   Zones                       service areas and taxi zones
 //   WayfareCLI                  the `wayfare` command line
 let package = Package(
@@ -19,6 +20,7 @@ let package = Package(
         .library(name: "Fleet", targets: ["Fleet"]),
         .library(name: "Favourites", targets: ["Favourites"]),
         .library(name: "OSM", targets: ["OSM"]),
+        .library(name: "RoadGraph", targets: ["RoadGraph"]),
         .executable(name: "wayfare", targets: ["WayfareCLI"]),
     ],
     dependencies: [
@@ -39,6 +41,7 @@ let package = Package(
         .target(name: "Fleet", dependencies: ["SpatialIndex", "Zones", "Geodesy"], exclude: ["README.md"]),
         .target(name: "Favourites", dependencies: ["Geodesy", "Projection"], exclude: ["README.md"]),
         .target(name: "OSM", dependencies: ["CZlib"], exclude: ["README.md"]),
+        .target(name: "RoadGraph", dependencies: ["OSM", "Geodesy"], exclude: ["README.md"]),
         .executableTarget(
             name: "WayfareCLI",
             dependencies: [
@@ -54,6 +57,7 @@ let package = Package(
         .testTarget(name: "SpatialIndexTests", dependencies: ["SpatialIndex", "Geodesy", "TestSupport"]),
         .testTarget(name: "FleetTests", dependencies: ["Fleet", "Favourites", "SpatialIndex", "Zones", "Geodesy", "Projection", "TestSupport"]),
         .testTarget(name: "OSMTests", dependencies: ["OSM", "TestSupport"]),
+        .testTarget(name: "RoadGraphTests", dependencies: ["RoadGraph", "OSM", "TestSupport"]),
         .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "Geodesy", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
