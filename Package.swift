@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers (each depends only on the ones above it):
-//   Geodesy, GeoJSON            pure Swift
+//   Geodesy, GeoJSON, BinaryFile   pure Swift
 //   Projection (PROJ), Geometry (GEOS)   the only modules that import C libraries
 //   OSM (zlib)                  OpenStreetMap PBF and XML readers
 //   RoadGraph                   car profile and road graphs (from OSM or CSV)
@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "GeoJSON", targets: ["GeoJSON"]),
         .library(name: "Projection", targets: ["Projection"]),
         .library(name: "Geometry", targets: ["Geometry"]),
+        .library(name: "BinaryFile", targets: ["BinaryFile"]),
         .library(name: "Zones", targets: ["Zones"]),
         .library(name: "SpatialIndex", targets: ["SpatialIndex"]),
         .library(name: "Fleet", targets: ["Fleet"]),
@@ -36,12 +37,13 @@ let package = Package(
         .target(name: "GeoJSON", exclude: ["README.md"]),
         .target(name: "Projection", dependencies: ["CPROJ", "Geodesy"], exclude: ["README.md"]),
         .target(name: "Geometry", dependencies: ["CGEOS", "Geodesy", "GeoJSON"], exclude: ["README.md"]),
-        .target(name: "Zones", dependencies: ["Geodesy", "GeoJSON", "Projection", "Geometry"], exclude: ["README.md"]),
+        .target(name: "BinaryFile", exclude: ["README.md"]),
+        .target(name: "Zones", dependencies: ["BinaryFile", "Geodesy", "GeoJSON", "Projection", "Geometry"], exclude: ["README.md"]),
         .target(name: "SpatialIndex", dependencies: ["Geodesy"], exclude: ["README.md"]),
         .target(name: "Fleet", dependencies: ["SpatialIndex", "Zones", "Geodesy"], exclude: ["README.md"]),
         .target(name: "Favourites", dependencies: ["Geodesy", "Projection"], exclude: ["README.md"]),
         .target(name: "OSM", dependencies: ["CZlib"], exclude: ["README.md"]),
-        .target(name: "RoadGraph", dependencies: ["OSM", "Geodesy"], exclude: ["README.md"]),
+        .target(name: "RoadGraph", dependencies: ["OSM", "Geodesy", "BinaryFile"], exclude: ["README.md"]),
         .executableTarget(
             name: "WayfareCLI",
             dependencies: [
@@ -53,7 +55,7 @@ let package = Package(
         .testTarget(name: "GeoJSONTests", dependencies: ["GeoJSON"]),
         .testTarget(name: "ProjectionTests", dependencies: ["Projection", "Geodesy", "TestSupport"]),
         .testTarget(name: "GeometryTests", dependencies: ["Geometry", "Geodesy", "GeoJSON"]),
-        .testTarget(name: "ZonesTests", dependencies: ["Zones", "Geometry", "Geodesy", "GeoJSON", "Projection", "TestSupport"]),
+        .testTarget(name: "ZonesTests", dependencies: ["Zones", "BinaryFile", "Geometry", "Geodesy", "GeoJSON", "Projection", "TestSupport"]),
         .testTarget(name: "SpatialIndexTests", dependencies: ["SpatialIndex", "Geodesy", "TestSupport"]),
         .testTarget(name: "FleetTests", dependencies: ["Fleet", "Favourites", "SpatialIndex", "Zones", "Geodesy", "Projection", "TestSupport"]),
         .testTarget(name: "OSMTests", dependencies: ["OSM", "TestSupport"]),

@@ -1,24 +1,17 @@
+import BinaryFile
 import Foundation
 
 /// The binary zone file written by `wayfare zones import` and loaded by the engine.
 ///
-/// Layout (little-endian):
-/// ```
-/// 0   8  magic "WFZONES\0"
-/// 8   4  format version (UInt32)
-/// 12  4  reserved, 0
-/// 16  8  payload length in bytes (UInt64)
-/// 24  8  payload checksum (UInt64, `ZoneFile.checksum`)
-/// 32  …  payload: the zones, service areas, adjacency, both polygon layers and both
-///        cell covers, each array as a UInt64 count followed by its elements
-/// ```
+/// A `BinaryFile` container (magic "WFZONES\0") whose payload is:
+/// the zones, service areas, adjacency, both polygon layers and both cell covers, each
+/// array as a UInt64 count followed by its elements.
 /// Everything the engine needs is stored, cover included, so loading is a read, a
 /// checksum and array copies: no geometry work.
 public enum ZoneFile {
-    static let magic: [UInt8] = Array("WFZONES\0".utf8)
+    static let container = BinaryFile(magic: "WFZONES\0", version: 1, kind: "zone file")
     /// Bumped whenever the payload layout changes; other versions are refused.
-    public static let version: UInt32 = 1
-    static let headerSize = 32
+    public static var version: UInt32 { container.version }
 
     /// Serialises a zone set.
     public static func encode(_ set: ZoneSet) -> [UInt8] {
@@ -31,34 +24,14 @@ public enum ZoneFile {
         w.layer(set.areaLayer)
         w.cover(set.zoneCover)
         w.cover(set.areaCover)
-        var out = magic
-        out.append(littleEndian: version)
-        out.append(littleEndian: UInt32(0))
-        out.append(littleEndian: UInt64(w.bytes.count))
-        out.append(littleEndian: checksum(w.bytes))
-        out += w.bytes
-        return out
+        return container.wrap(w.bytes)
     }
 
     /// Reads a zone set back; a foreign, truncated or corrupt file is a clear error.
     public static func decode(_ bytes: [UInt8], path: String) throws(ZoneError) -> ZoneSet {
         func bad(_ reason: String) -> ZoneError { .badInput(place: path, reason: reason) }
-        guard bytes.count >= headerSize else {
-            throw bad(bytes.count >= 8 && Array(bytes[0..<8]) == magic
-                      ? "truncated zone file (\(bytes.count) bytes)" : "not a Wayfare zone file")
-        }
-        guard Array(bytes[0..<8]) == magic else { throw bad("not a Wayfare zone file (bad magic number)") }
-        var r = BinaryReader(bytes: bytes, offset: 8)
-        let v: UInt32 = (try? r.scalar()) ?? 0
-        guard v == version else { throw bad("zone file format version \(v); this Wayfare reads version \(version)") }
-        _ = try? r.scalar() as UInt32
-        let length: UInt64 = (try? r.scalar()) ?? 0
-        let sum: UInt64 = (try? r.scalar()) ?? 0
-        guard UInt64(bytes.count - headerSize) == length else {
-            throw bad("truncated or extended zone file: payload is \(bytes.count - headerSize) bytes, header says \(length)")
-        }
-        let payload = Array(bytes[headerSize...])
-        guard checksum(payload) == sum else { throw bad("zone file is corrupt (checksum mismatch)") }
+        let payload: [UInt8]
+        do { payload = try container.unwrap(bytes) } catch { throw bad(error.reason) }
         do {
             var p = BinaryReader(bytes: payload, offset: 0)
             let zones = try p.zones()
@@ -81,56 +54,18 @@ public enum ZoneFile {
 
     /// Loads a zone file from disk.
     public static func read(path: String) throws(ZoneError) -> ZoneSet {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw .badInput(place: path, reason: FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file")
-        }
-        return try decode([UInt8](data), path: path)
+        do { return try decode(BinaryFile.readBytes(path: path), path: path) } catch let e as BinaryFormatError {
+            throw .badInput(place: path, reason: e.reason)
+        } catch let e as ZoneError { throw e } catch { throw .badInput(place: path, reason: "\(error)") }
     }
 
     /// Writes a zone file atomically: a temporary file in the same folder, then a rename.
     public static func write(_ set: ZoneSet, to path: String) throws(ZoneError) {
-        do { try Data(encode(set)).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-            throw .badInput(place: path, reason: "cannot write: \(error.localizedDescription)")
-        }
-    }
-
-    /// A 64-bit checksum over the payload, eight bytes at a time (multiply–xorshift mixing).
-    static func checksum(_ bytes: [UInt8]) -> UInt64 {
-        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
-        bytes.withUnsafeBytes { raw in
-            let words = raw.count / 8
-            for k in 0..<words {
-                let w = raw.loadUnaligned(fromByteOffset: k * 8, as: UInt64.self)
-                h = (h ^ w) &* 0xFF51_AFD7_ED55_8CCD
-                h ^= h >> 32
-            }
-            for k in (words * 8)..<raw.count {
-                h = (h ^ UInt64(raw[k])) &* 0xC4CE_B9FE_1A85_EC53
-            }
-        }
-        h ^= h >> 33
-        return h
+        do { try BinaryFile.writeAtomically(encode(set), to: path) } catch { throw .badInput(place: path, reason: error.reason) }
     }
 }
 
-extension Array where Element == UInt8 {
-    mutating func append<T: FixedWidthInteger>(littleEndian value: T) {
-        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
-    }
-}
-
-struct BinaryWriter {
-    var bytes: [UInt8] = []
-
-    mutating func int(_ v: Int) { bytes.append(littleEndian: UInt64(v)) }
-
-    mutating func array<T: BitwiseCopyable>(_ a: [T]) {
-        int(a.count)
-        a.withUnsafeBytes { bytes.append(contentsOf: $0) }
-    }
-
-    mutating func string(_ s: String) { array(Array(s.utf8)) }
-
+extension BinaryWriter {
     mutating func zones(_ zs: [Zone]) {
         int(zs.count)
         for z in zs { string(z.id); string(z.name); string(z.properties) }
@@ -149,55 +84,7 @@ struct BinaryWriter {
     }
 }
 
-struct BinaryReader {
-    enum Failure: Error, CustomStringConvertible {
-        case truncated, inconsistent, badString
-        var description: String {
-            switch self {
-            case .truncated: "truncated"
-            case .inconsistent: "inconsistent arrays"
-            case .badString: "invalid UTF-8 in a name"
-            }
-        }
-    }
-
-    let bytes: [UInt8]
-    var offset: Int
-
-    mutating func scalar<T: FixedWidthInteger>() throws(Failure) -> T {
-        let size = MemoryLayout<T>.size
-        guard offset + size <= bytes.count else { throw .truncated }
-        let v = bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: T.self) }
-        offset += size
-        return T(littleEndian: v)
-    }
-
-    mutating func int() throws(Failure) -> Int {
-        let v: UInt64 = try scalar()
-        guard v <= UInt64(bytes.count) * 8 else { throw .truncated }
-        return Int(v)
-    }
-
-    mutating func array<T: BitwiseCopyable>() throws(Failure) -> [T] {
-        let n = try int()
-        let size = n * MemoryLayout<T>.stride
-        guard n >= 0, size / max(1, MemoryLayout<T>.stride) == n, offset + size <= bytes.count else { throw .truncated }
-        let out = [T](unsafeUninitializedCapacity: n) { buf, count in
-            bytes.withUnsafeBytes { raw in
-                UnsafeMutableRawBufferPointer(buf).copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + size)]))
-            }
-            count = n
-        }
-        offset += size
-        return out
-    }
-
-    mutating func string() throws(Failure) -> String {
-        let raw: [UInt8] = try array()
-        guard let s = String(validating: raw, as: UTF8.self) else { throw .badString }
-        return s
-    }
-
+extension BinaryReader {
     mutating func zones() throws(Failure) -> [Zone] {
         let n = try int()
         var out: [Zone] = []

@@ -1,3 +1,4 @@
+import BinaryFile
 import Foundation
 import Testing
 import Geodesy
@@ -215,7 +216,7 @@ import TestSupport
             let k = Int.random(in: 32..<b.count, using: &rng)
             b[k] = UInt8.random(in: 0...255, using: &rng)
             let payload = Array(b[32...])
-            let sum = ZoneFile.checksum(payload)
+            let sum = BinaryFile.checksum(payload)
             withUnsafeBytes(of: sum.littleEndian) { for j in 0..<8 { b[24 + j] = $0[j] } }
             if let set = try? ZoneFile.decode(b, path: "x") {
                 for i in 0..<50 {
