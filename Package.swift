@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers (each depends only on the ones above it):
-//   Geodesy, GeoJSON, BinaryFile   pure Swift
+//   Geodesy, GeoJSON, BinaryFile, CSVFile   pure Swift
 //   Projection (PROJ), Geometry (GEOS)   the only modules that import C libraries
 //   OSM (zlib)                  OpenStreetMap PBF and XML readers
 //   RoadGraph                   car profile and road graphs (from OSM or CSV)
@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "Projection", targets: ["Projection"]),
         .library(name: "Geometry", targets: ["Geometry"]),
         .library(name: "BinaryFile", targets: ["BinaryFile"]),
+        .library(name: "CSVFile", targets: ["CSVFile"]),
         .library(name: "Zones", targets: ["Zones"]),
         .library(name: "SpatialIndex", targets: ["SpatialIndex"]),
         .library(name: "Fleet", targets: ["Fleet"]),
@@ -38,16 +39,18 @@ let package = Package(
         .target(name: "Projection", dependencies: ["CPROJ", "Geodesy"], exclude: ["README.md"]),
         .target(name: "Geometry", dependencies: ["CGEOS", "Geodesy", "GeoJSON"], exclude: ["README.md"]),
         .target(name: "BinaryFile", exclude: ["README.md"]),
+        .target(name: "CSVFile", exclude: ["README.md"]),
         .target(name: "Zones", dependencies: ["BinaryFile", "Geodesy", "GeoJSON", "Projection", "Geometry"], exclude: ["README.md"]),
         .target(name: "SpatialIndex", dependencies: ["Geodesy"], exclude: ["README.md"]),
         .target(name: "Fleet", dependencies: ["SpatialIndex", "Zones", "Geodesy"], exclude: ["README.md"]),
         .target(name: "Favourites", dependencies: ["Geodesy", "Projection"], exclude: ["README.md"]),
         .target(name: "OSM", dependencies: ["CZlib"], exclude: ["README.md"]),
-        .target(name: "RoadGraph", dependencies: ["OSM", "Geodesy", "BinaryFile"], exclude: ["README.md"]),
+        .target(name: "RoadGraph", dependencies: ["OSM", "Geodesy", "BinaryFile", "CSVFile"], exclude: ["README.md"]),
         .executableTarget(
             name: "WayfareCLI",
             dependencies: [
                 "Zones", "Geodesy", "GeoJSON", "Projection", "Geometry", "SpatialIndex", "Fleet",
+                "CSVFile", "OSM", "RoadGraph",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -1,3 +1,4 @@
+import CSVFile
 import ArgumentParser
 import Foundation
 import Geodesy
@@ -42,7 +43,7 @@ struct FleetSample: ParsableCommand {
 
 /// Reads an `id,lat,lon` CSV; with `uniqueIds`, a repeated id is an error naming its line.
 func readIdentifiedPoints(_ path: String, uniqueIds: Bool) throws(CLIError) -> (ids: [String], points: [Coordinate]) {
-    let table = try CSVTable(path: path, required: ["id", "lat", "lon"])
+    let table = try CSVTable(reading: path, required: ["id", "lat", "lon"])
     let i = table.column("id"), la = table.column("lat"), lo = table.column("lon")
     var ids: [String] = [], points: [Coordinate] = []
     ids.reserveCapacity(table.rows.count); points.reserveCapacity(table.rows.count)
@@ -50,7 +51,7 @@ func readIdentifiedPoints(_ path: String, uniqueIds: Bool) throws(CLIError) -> (
     for row in table.rows {
         let id = row.fields[i].trimmingCharacters(in: .whitespaces)
         guard !id.isEmpty else { throw CLIError("\(path): line \(row.line): empty id") }
-        let lat = try table.number(row, la), lon = try table.number(row, lo)
+        let lat = try table.value(row, la), lon = try table.value(row, lo)
         do { points.append(try Coordinate(latitude: lat, longitude: lon)) } catch {
             throw CLIError("\(path): line \(row.line): \(error)")
         }

@@ -1,3 +1,4 @@
+import CSVFile
 import ArgumentParser
 import Foundation
 import Geodesy
@@ -77,12 +78,12 @@ func loadZones(_ path: String, source: ZoneSourceOptions) throws -> ZoneSet {
 
 /// Reads a `lat,lon` CSV into validated coordinates, keeping the original text.
 func readPoints(_ path: String) throws(CLIError) -> (points: [Coordinate], text: [(String, String)]) {
-    let table = try CSVTable(path: path, required: ["lat", "lon"])
+    let table = try CSVTable(reading: path, required: ["lat", "lon"])
     let la = table.column("lat"), lo = table.column("lon")
     var points: [Coordinate] = [], text: [(String, String)] = []
     points.reserveCapacity(table.rows.count)
     for row in table.rows {
-        let lat = try table.number(row, la), lon = try table.number(row, lo)
+        let lat = try table.value(row, la), lon = try table.value(row, lo)
         do { points.append(try Coordinate(latitude: lat, longitude: lon)) } catch {
             throw CLIError("\(path): line \(row.line): \(error)")
         }

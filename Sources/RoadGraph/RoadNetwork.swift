@@ -1,0 +1,309 @@
+import Foundation
+import Geodesy
+
+/// The two costs a route can minimise.
+public enum Metric: String, Sendable, CaseIterable {
+    /// Travel time (milliseconds on edges, seconds in answers).
+    case time
+    /// Length (decimetres on edges, metres in answers).
+    case distance
+}
+
+/// An immutable road network ready for routing: junctions, directed edges as flat arrays
+/// (forward and backward CSR), each edge's geometry and street name, and a contraction
+/// hierarchy per metric.
+///
+/// `Sendable` because it is a value of arrays that are never mutated after construction:
+/// any number of threads may route on one shared network, each with its own
+/// `RouteWorkspace`.
+///
+/// Units: edge weights are integers so every algorithm adds exactly the same numbers and
+/// their answers can be compared for equality — length in decimetres, time in
+/// milliseconds, both rounded *up* from the geometry so the straight-line heuristics stay
+/// admissible.
+public struct RoadNetwork: Sendable {
+    // Nodes (junctions; a junction split for turn restrictions has one node per way in).
+    /// Latitude and longitude in 1e-7 degrees, as OSM stores them.
+    var latE7: [Int32]
+    var lonE7: [Int32]
+
+    // Edges, sorted by tail: edge e runs tail[e] → head[e].
+    var firstOut: [UInt32]
+    var head: [UInt32]
+    var tail: [UInt32]
+    var lengthDm: [UInt32]
+    var timeMs: [UInt32]
+    /// The piece of geometry an edge runs along; the top bit set means against the
+    /// piece's point order.
+    var edgePiece: [UInt32]
+    // Backward CSR: the edges into node v are inEdge[firstIn[v] ..< firstIn[v + 1]].
+    var firstIn: [UInt32]
+    var inEdge: [UInt32]
+
+    // Geometry pieces: points pieceStart[p] ..< pieceStart[p + 1], first and last being
+    // the end nodes. Edges in both directions of one street share a piece.
+    var pieceStart: [UInt32]
+    var pointLatE7: [Int32]
+    var pointLonE7: [Int32]
+    /// Index into `names` (0 is the unnamed street "").
+    var pieceName: [UInt32]
+    /// The edges that run along piece p: pieceEdges[pieceEdgeStart[p] ..< pieceEdgeStart[p + 1]].
+    var pieceEdgeStart: [UInt32]
+    var pieceEdges: [UInt32]
+    var names: [String]
+
+    /// A contraction hierarchy per metric, in `Metric.allCases` order.
+    var hierarchies: [ContractionHierarchy]
+
+    // Derived at load, not stored: unit vectors for the A* heuristic, the heuristic's
+    // scale per metric, and the snapping index.
+    var unitX: [Double] = [], unitY: [Double] = [], unitZ: [Double] = []
+    /// Cost units per metre of straight line that no edge beats, per metric.
+    var heuristicScale: [Double] = [0, 0]
+    var segments = SegmentIndex()
+
+    static let reversedBit: UInt32 = 1 << 31
+    static let none = UInt32.max
+
+    /// Junctions (search nodes).
+    public var nodeCount: Int { latE7.count }
+    /// Directed edges.
+    public var edgeCount: Int { head.count }
+    /// Geometry pieces (streets between junctions).
+    public var pieceCount: Int { pieceName.count }
+
+    /// The coordinate of node `v`.
+    public func coordinate(ofNode v: Int) -> Coordinate {
+        Coordinate(unchecked: Double(latE7[v]) * 1e-7, Double(lonE7[v]) * 1e-7)
+    }
+
+    @inline(__always) func weight(_ e: Int, _ metric: Metric) -> UInt32 {
+        metric == .time ? timeMs[e] : lengthDm[e]
+    }
+
+    func pointCoordinate(_ k: Int) -> Coordinate {
+        Coordinate(unchecked: Double(pointLatE7[k]) * 1e-7, Double(pointLonE7[k]) * 1e-7)
+    }
+
+    /// Bytes held in memory by the network (arrays only).
+    public var memoryBytes: Int {
+        func b<T>(_ a: [T]) -> Int { a.count * MemoryLayout<T>.stride }
+        var total = b(latE7) + b(lonE7) + b(firstOut) + b(head) + b(tail) + b(lengthDm) + b(timeMs) + b(edgePiece)
+        total += b(firstIn) + b(inEdge) + b(pieceStart) + b(pointLatE7) + b(pointLonE7) + b(pieceName)
+        total += b(pieceEdgeStart) + b(pieceEdges) + names.reduce(0) { $0 + $1.utf8.count + 16 }
+        total += hierarchies.reduce(0) { $0 + $1.memoryBytes }
+        total += b(unitX) * 3 + segments.memoryBytes
+        return total
+    }
+
+    /// Fills the derived arrays: unit vectors, heuristic scales and the snapping index.
+    mutating func prepare() {
+        let n = nodeCount
+        unitX = .init(repeating: 0, count: n); unitY = unitX; unitZ = unitX
+        for v in 0..<n {
+            let φ = Double(latE7[v]) * 1e-7 * .pi / 180, λ = Double(lonE7[v]) * 1e-7 * .pi / 180
+            unitX[v] = cos(φ) * cos(λ); unitY[v] = cos(φ) * sin(λ); unitZ[v] = sin(φ)
+        }
+        // The heuristic multiplies the straight-line (chord) distance by the smallest ratio
+        // cost / geometric length over all edges, so it never overestimates, whatever the
+        // source of the weights (OSM or a CSV with its own lengths and times).
+        var scale = [Double.infinity, Double.infinity]
+        for p in 0..<pieceCount {
+            var metres = 0.0
+            for k in Int(pieceStart[p])..<(Int(pieceStart[p + 1]) - 1) {
+                metres += pointCoordinate(k).distance(to: pointCoordinate(k + 1))
+            }
+            guard metres > 0 else { continue }
+            for k in Int(pieceEdgeStart[p])..<Int(pieceEdgeStart[p + 1]) {
+                let e = Int(pieceEdges[k])
+                scale[0] = min(scale[0], Double(timeMs[e]) / metres)
+                scale[1] = min(scale[1], Double(lengthDm[e]) / metres)
+            }
+        }
+        // A margin for the chord-versus-haversine and rounding differences.
+        heuristicScale = scale.map { $0.isFinite ? $0 * 0.999 : 0 }
+        segments = SegmentIndex(network: self)
+    }
+
+    /// Straight-line lower bound on the cost from node v to the point (x, y, z).
+    @inline(__always) func heuristic(_ v: Int, _ x: Double, _ y: Double, _ z: Double, _ scale: Double) -> UInt32 {
+        let dx = unitX[v] - x, dy = unitY[v] - y, dz = unitZ[v] - z
+        return UInt32((dx * dx + dy * dy + dz * dz).squareRoot() * Earth.meanRadius * scale)
+    }
+}
+
+/// A network under construction, before components, CSR arrays and hierarchies.
+struct NetworkDraft {
+    var latE7: [Int32] = []
+    var lonE7: [Int32] = []
+    var pieceStart: [UInt32] = [0]
+    var pointLatE7: [Int32] = []
+    var pointLonE7: [Int32] = []
+    var pieceName: [UInt32] = []
+    var names: [String] = [""]
+    var edges: [DraftEdge] = []
+
+    struct DraftEdge {
+        var tail: UInt32
+        var head: UInt32
+        var piece: UInt32  // with RoadNetwork.reversedBit when against the points
+        var lengthDm: UInt32
+        var timeMs: UInt32
+    }
+
+    mutating func addNode(latE7: Int32, lonE7: Int32) -> UInt32 {
+        self.latE7.append(latE7); self.lonE7.append(lonE7)
+        return UInt32(self.latE7.count - 1)
+    }
+
+    mutating func addPiece(lat: some Sequence<Int32>, lon: some Sequence<Int32>, name: UInt32) -> UInt32 {
+        pointLatE7.append(contentsOf: lat); pointLonE7.append(contentsOf: lon)
+        pieceStart.append(UInt32(pointLatE7.count)); pieceName.append(name)
+        return UInt32(pieceName.count - 1)
+    }
+}
+
+/// What building a network kept and dropped.
+public struct BuildReport: Sendable, Equatable {
+    /// Nodes and directed edges in the largest strongly connected component, which is kept.
+    public var nodes = 0, edges = 0
+    /// Smaller components dropped, and their nodes.
+    public var droppedComponents = 0, droppedNodes = 0
+    /// Shortcuts added by the contraction hierarchies (both metrics).
+    public var shortcuts = 0
+    /// Turn restrictions applied, and those skipped (via ways, ways outside the extract…).
+    public var restrictionsApplied = 0, restrictionsSkipped = 0
+}
+
+extension RoadNetwork {
+    /// Keeps the largest strongly connected component of a draft, lays it out as CSR
+    /// arrays and contracts it for both metrics.
+    init(draft: NetworkDraft, report: inout BuildReport) {
+        let n = draft.latE7.count
+        let component = StrongComponents.largest(nodeCount: n, edges: draft.edges)
+        var newIndex = [UInt32](repeating: Self.none, count: n)
+        var kept = 0
+        for v in 0..<n where component.member[v] {
+            newIndex[v] = UInt32(kept); kept += 1
+        }
+        report.droppedComponents = component.count - (n > 0 ? 1 : 0)
+        report.droppedNodes = n - kept
+        latE7 = []; lonE7 = []
+        latE7.reserveCapacity(kept); lonE7.reserveCapacity(kept)
+        for v in 0..<n where component.member[v] { latE7.append(draft.latE7[v]); lonE7.append(draft.lonE7[v]) }
+
+        var edges = draft.edges.filter { newIndex[Int($0.tail)] != Self.none && newIndex[Int($0.head)] != Self.none }
+        for i in edges.indices {
+            edges[i].tail = newIndex[Int(edges[i].tail)]; edges[i].head = newIndex[Int(edges[i].head)]
+        }
+        // Counting sort by tail keeps the draft's order within a node (deterministic files).
+        var first = [UInt32](repeating: 0, count: kept + 1)
+        for e in edges { first[Int(e.tail) + 1] += 1 }
+        for v in 0..<kept { first[v + 1] += first[v] }
+        var slot = first
+        var order = [Int](repeating: 0, count: edges.count)
+        for (i, e) in edges.enumerated() { order[Int(slot[Int(e.tail)])] = i; slot[Int(e.tail)] += 1 }
+        firstOut = first
+        head = order.map { edges[$0].head }
+        tail = order.map { edges[$0].tail }
+        lengthDm = order.map { edges[$0].lengthDm }
+        timeMs = order.map { edges[$0].timeMs }
+        let draftPiece = order.map { edges[$0].piece }
+
+        // Only pieces some kept edge runs along survive, renumbered in order.
+        var pieceIndex = [UInt32](repeating: Self.none, count: draft.pieceName.count)
+        for p in draftPiece { pieceIndex[Int(p & ~Self.reversedBit)] = 0 }
+        pieceStart = [0]; pointLatE7 = []; pointLonE7 = []; pieceName = []
+        var nameIndex = [UInt32](repeating: Self.none, count: draft.names.count)
+        names = [""]; nameIndex[0] = 0
+        for p in 0..<draft.pieceName.count where pieceIndex[p] != Self.none {
+            pieceIndex[p] = UInt32(pieceName.count)
+            let r = Int(draft.pieceStart[p])..<Int(draft.pieceStart[p + 1])
+            pointLatE7 += draft.pointLatE7[r]; pointLonE7 += draft.pointLonE7[r]
+            pieceStart.append(UInt32(pointLatE7.count))
+            let d = Int(draft.pieceName[p])
+            if nameIndex[d] == Self.none { nameIndex[d] = UInt32(names.count); names.append(draft.names[d]) }
+            pieceName.append(nameIndex[d])
+        }
+        edgePiece = draftPiece.map { pieceIndex[Int($0 & ~Self.reversedBit)] | ($0 & Self.reversedBit) }
+        pieceEdgeStart = [UInt32](repeating: 0, count: pieceName.count + 1)
+        for p in edgePiece { pieceEdgeStart[Int(p & ~Self.reversedBit) + 1] += 1 }
+        for p in 0..<pieceName.count { pieceEdgeStart[p + 1] += pieceEdgeStart[p] }
+        var pieceSlot = pieceEdgeStart
+        pieceEdges = [UInt32](repeating: 0, count: edgePiece.count)
+        for (e, p) in edgePiece.enumerated() {
+            let q = Int(p & ~Self.reversedBit)
+            pieceEdges[Int(pieceSlot[q])] = UInt32(e); pieceSlot[q] += 1
+        }
+
+        firstIn = [UInt32](repeating: 0, count: kept + 1)
+        for h in head { firstIn[Int(h) + 1] += 1 }
+        for v in 0..<kept { firstIn[v + 1] += firstIn[v] }
+        var inSlot = firstIn
+        inEdge = [UInt32](repeating: 0, count: head.count)
+        for e in head.indices { let h = Int(head[e]); inEdge[Int(inSlot[h])] = UInt32(e); inSlot[h] += 1 }
+
+        hierarchies = []
+        for metric in Metric.allCases {
+            hierarchies.append(ContractionHierarchy(
+                nodeCount: kept, tail: tail, head: head, weight: metric == .time ? timeMs : lengthDm))
+        }
+        report.nodes = kept
+        report.edges = head.count
+        report.shortcuts = hierarchies.reduce(0) { $0 + $1.shortcutCount }
+        prepare()
+    }
+}
+
+/// Strongly connected components (Tarjan's algorithm, iterative so deep road chains
+/// cannot overflow the stack).
+enum StrongComponents {
+    struct Largest { var member: [Bool]; var count: Int }
+
+    static func largest(nodeCount n: Int, edges: [NetworkDraft.DraftEdge]) -> Largest {
+        var first = [Int](repeating: 0, count: n + 1)
+        for e in edges { first[Int(e.tail) + 1] += 1 }
+        for v in 0..<n { first[v + 1] += first[v] }
+        var next = first
+        var adj = [Int](repeating: 0, count: edges.count)
+        for e in edges { adj[next[Int(e.tail)]] = Int(e.head); next[Int(e.tail)] += 1 }
+
+        var index = [Int](repeating: -1, count: n), low = [Int](repeating: 0, count: n)
+        var onStack = [Bool](repeating: false, count: n), comp = [Int](repeating: -1, count: n)
+        var stack: [Int] = [], call: [(v: Int, k: Int)] = []
+        var counter = 0, components = 0
+        var sizes: [Int] = []
+        for root in 0..<n where index[root] < 0 {
+            call.append((root, first[root]))
+            index[root] = counter; low[root] = counter; counter += 1
+            stack.append(root); onStack[root] = true
+            while let (v, k) = call.last {
+                if k < first[v + 1] {
+                    call[call.count - 1].k += 1
+                    let w = adj[k]
+                    if index[w] < 0 {
+                        index[w] = counter; low[w] = counter; counter += 1
+                        stack.append(w); onStack[w] = true
+                        call.append((w, first[w]))
+                    } else if onStack[w] {
+                        low[v] = min(low[v], index[w])
+                    }
+                    continue
+                }
+                call.removeLast()
+                if let parent = call.last { low[parent.v] = min(low[parent.v], low[v]) }
+                if low[v] == index[v] {
+                    var size = 0
+                    while true {
+                        let w = stack.removeLast()
+                        onStack[w] = false; comp[w] = components; size += 1
+                        if w == v { break }
+                    }
+                    sizes.append(size); components += 1
+                }
+            }
+        }
+        let best = sizes.indices.max { sizes[$0] < sizes[$1] } ?? -1
+        return Largest(member: comp.map { $0 == best }, count: components)
+    }
+}

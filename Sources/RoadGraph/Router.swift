@@ -1,0 +1,470 @@
+import Foundation
+import Geodesy
+
+/// How a route is searched. All three return exactly the same cost.
+public enum RoutingAlgorithm: String, Sendable, CaseIterable {
+    /// Plain Dijkstra: the oracle.
+    case dijkstra
+    /// A* with the straight-line distance (divided by the network's top speed for time).
+    case astar
+    /// Bidirectional search on the contraction hierarchy, with stall-on-demand.
+    case hierarchy
+}
+
+/// Why a route or an ETA cannot be given.
+public enum RouteError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The point is farther than the snapping limit from every drivable road.
+    case noRoadNearby(Coordinate, limitMetres: Double)
+
+    public var description: String {
+        switch self {
+        case let .noRoadNearby(c, limit): "no road within \(Int(limit)) m of \(c)"
+        }
+    }
+}
+
+/// A coordinate snapped onto the nearest drivable road.
+public struct Snap: Sendable, Equatable {
+    /// The point on the road.
+    public var coordinate: Coordinate
+    /// Distance from the given coordinate to the road, in metres.
+    public var metres: Double
+    /// The geometry piece, the global index of the segment's first point, and the
+    /// position along the piece (0 at its first point, 1 at its last).
+    var piece: Int
+    var segment: Int
+    var fraction: Double
+}
+
+/// A route between two coordinates.
+public struct Route: Sendable {
+    /// Length in metres and travel time in seconds, snapped ends included.
+    public var distanceMetres: Double
+    public var durationSeconds: Double
+    /// How far each end was from the road it was snapped to.
+    public var fromSnapMetres: Double
+    public var toSnapMetres: Double
+    /// The path, from the snapped start to the snapped end.
+    public var geometry: [Coordinate]
+    /// The named streets driven, in order, each once per stretch.
+    public var streets: [String]
+    /// The cost the search minimised, in the metric's units (ms or dm).
+    public var cost: UInt32
+    /// Nodes the search settled: a measure of its work.
+    public var settled: Int
+}
+
+/// An estimated arrival from one cab.
+public struct ETA: Sendable, Equatable {
+    /// Driving time in seconds and the length of that fastest path in metres.
+    public var seconds: Double
+    public var metres: Double
+}
+
+/// A routing workspace over one shared network: snapping, one-to-one routes and
+/// one-to-many ETAs.
+///
+/// Not `Sendable`: it owns the mutable search state (distance arrays stamped by a
+/// generation counter, so nothing is cleared between queries, and heaps that keep their
+/// capacity). Give each thread its own `Router`; they share the network's storage. After
+/// the first few queries a search allocates nothing; a returned `Route` shares the
+/// router's geometry buffer until the next query replaces it (copy-on-write).
+public final class Router {
+    public let network: RoadNetwork
+    var dist: [UInt32], parentEdge: [UInt32], parentNode: [UInt32], stamp: [UInt32]
+    var distB: [UInt32], parentEdgeB: [UInt32], parentNodeB: [UInt32], stampB: [UInt32]
+    var lengthB: [UInt32]
+    var generation: UInt32 = 0
+    var heap = MinHeap(), heapB = MinHeap(), snapHeap = MinHeap()
+    var sourceSeeds: [Seed] = [], targetSeeds: [Seed] = []
+    var edges: [UInt32] = [], unpackStack: [UInt32] = [], chain: [UInt32] = []
+    var geometry: [Coordinate] = [], streets: [String] = []
+    var cabSeeds: [Seed] = [], cabSeedStart: [Int] = []
+    /// Nodes settled by the last search.
+    public private(set) var settled = 0
+
+    static let seedBit: UInt32 = 1 << 31
+
+    /// A seed of a search: a node reached from a snapped point (or reaching one) at `cost`,
+    /// along `edge`.
+    struct Seed { var node: UInt32; var cost: UInt32; var edge: UInt32 }
+
+    public init(network: RoadNetwork) {
+        self.network = network
+        let n = network.nodeCount
+        dist = .init(repeating: 0, count: n); parentEdge = dist; parentNode = dist; stamp = dist
+        distB = dist; parentEdgeB = dist; parentNodeB = dist; stampB = dist; lengthB = dist
+    }
+
+    func nextGeneration() {
+        generation &+= 1
+        if generation == 0 {
+            for i in stamp.indices { stamp[i] = 0; stampB[i] = 0 }
+            generation = 1
+        }
+    }
+
+    // MARK: Snapping
+
+    /// The nearest point on a drivable road, or `noRoadNearby` beyond `limit` metres.
+    public func snap(_ c: Coordinate, within limit: Double = 1000) throws(RouteError) -> Snap {
+        let g = network
+        guard let (s, _) = g.segments.nearest(to: c, within: limit, heap: &snapHeap) else {
+            throw .noRoadNearby(c, limitMetres: limit)
+        }
+        let cosφ = cos(c.latitude * .pi / 180)
+        let t = g.segments.project(c, onSegment: s, cosφ: cosφ).t
+        let k = Int(g.segments.segmentPoint[s]), piece = Int(g.segments.segmentPiece[s])
+        let a = g.pointCoordinate(k), b = g.pointCoordinate(k + 1)
+        let point = Coordinate(unchecked: a.latitude + t * (b.latitude - a.latitude),
+                               a.longitude + t * (b.longitude - a.longitude))
+        // The position along the piece, as a share of its planar length.
+        func planar(_ i: Int) -> Double {
+            let dy = Double(g.pointLatE7[i + 1] - g.pointLatE7[i]), dx = Double(g.pointLonE7[i + 1] - g.pointLonE7[i]) * cosφ
+            return (dx * dx + dy * dy).squareRoot()
+        }
+        var before = 0.0, total = 0.0
+        for i in Int(g.pieceStart[piece])..<(Int(g.pieceStart[piece + 1]) - 1) {
+            let l = planar(i)
+            if i < k { before += l } else if i == k { before += t * l }
+            total += l
+        }
+        return Snap(coordinate: point, metres: c.distance(to: point), piece: piece, segment: k,
+                    fraction: total > 0 ? min(1, before / total) : 0)
+    }
+
+    // MARK: Seeds
+
+    @inline(__always) static func partial(_ share: Double, _ w: UInt32) -> UInt32 {
+        UInt32(min(Double(UInt32.max - 1), (max(0, share) * Double(w)).rounded(.up)))
+    }
+
+    /// Seeds for leaving a snapped point (towards each edge's head) or for arriving at one
+    /// (from each edge's tail), along every edge that runs on its piece.
+    func seeds(of snap: Snap, metric: Metric, leaving: Bool, into out: inout [Seed]) {
+        let g = network
+        for k in Int(g.pieceEdgeStart[snap.piece])..<Int(g.pieceEdgeStart[snap.piece + 1]) {
+            let e = Int(g.pieceEdges[k])
+            let toHead = g.edgePiece[e] & RoadNetwork.reversedBit != 0 ? snap.fraction : 1 - snap.fraction
+            let w = g.weight(e, metric)
+            out.append(leaving ? Seed(node: g.head[e], cost: Self.partial(toHead, w), edge: UInt32(e))
+                               : Seed(node: g.tail[e], cost: Self.partial(1 - toHead, w), edge: UInt32(e)))
+        }
+    }
+
+    /// The cheapest way from s to t without leaving their shared piece, if they share one
+    /// and an edge on it runs from s towards t.
+    func direct(_ s: Snap, _ t: Snap, metric: Metric) -> (cost: UInt32, edge: UInt32)? {
+        guard s.piece == t.piece else { return nil }
+        let g = network
+        var best: (cost: UInt32, edge: UInt32)?
+        for k in Int(g.pieceEdgeStart[s.piece])..<Int(g.pieceEdgeStart[s.piece + 1]) {
+            let e = Int(g.pieceEdges[k])
+            let reversed = g.edgePiece[e] & RoadNetwork.reversedBit != 0
+            let ahead = reversed ? s.fraction - t.fraction : t.fraction - s.fraction
+            guard ahead >= 0 else { continue }
+            let c = Self.partial(ahead, g.weight(e, metric))
+            if best == nil || c < best!.cost { best = (c, UInt32(e)) }
+        }
+        return best
+    }
+
+    // MARK: One-to-one
+
+    /// The best route between two coordinates, each snapped to the nearest road within
+    /// `maxSnapMetres`.
+    public func route(from origin: Coordinate, to destination: Coordinate, metric: Metric = .time,
+                      algorithm: RoutingAlgorithm = .hierarchy, maxSnapMetres: Double = 1000) throws(RouteError) -> Route? {
+        let s = try snap(origin, within: maxSnapMetres)
+        let t = try snap(destination, within: maxSnapMetres)
+        return route(from: s, to: t, metric: metric, algorithm: algorithm)
+    }
+
+    /// The best route between two snapped points, or nil when none exists.
+    public func route(from s: Snap, to t: Snap, metric: Metric = .time, algorithm: RoutingAlgorithm = .hierarchy) -> Route? {
+        sourceSeeds.removeAll(keepingCapacity: true); targetSeeds.removeAll(keepingCapacity: true)
+        seeds(of: s, metric: metric, leaving: true, into: &sourceSeeds)
+        seeds(of: t, metric: metric, leaving: false, into: &targetSeeds)
+        let shortcut = direct(s, t, metric: metric)
+        let found: (cost: UInt32, meet: Int)?
+        switch algorithm {
+        case .dijkstra: found = searchOneWay(metric: metric, direct: shortcut?.cost, goal: nil)
+        case .astar: found = searchOneWay(metric: metric, direct: shortcut?.cost, goal: t.coordinate)
+        case .hierarchy: found = searchHierarchy(metric: metric, direct: shortcut?.cost)
+        }
+        guard let (cost, meet) = found else { return nil }
+        edges.removeAll(keepingCapacity: true)
+        if meet < 0 {
+            edges.append(shortcut!.edge)
+        } else {
+            collectPath(meet: meet, hierarchy: algorithm == .hierarchy ? network.hierarchies[metric == .time ? 0 : 1] : nil)
+        }
+        return assemble(from: s, to: t, cost: cost, direct: meet < 0)
+    }
+
+    /// A* (or Dijkstra without a goal) from the source seeds to the target seeds. Returns
+    /// the cost and the node where the path meets its target seed (-1: the direct path).
+    func searchOneWay(metric: Metric, direct: UInt32?, goal: Coordinate?) -> (cost: UInt32, meet: Int)? {
+        let g = network
+        nextGeneration()
+        let gen = generation
+        heap.removeAll()
+        var gx = 0.0, gy = 0.0, gz = 0.0
+        let scale = goal == nil ? 0 : g.heuristicScale[metric == .time ? 0 : 1]
+        if let c = goal {
+            let φ = c.latitude * .pi / 180, λ = c.longitude * .pi / 180
+            gx = cos(φ) * cos(λ); gy = cos(φ) * sin(λ); gz = sin(φ)
+        }
+        @inline(__always) func h(_ v: Int) -> UInt32 { scale == 0 ? 0 : g.heuristic(v, gx, gy, gz, scale) }
+        for (i, s) in sourceSeeds.enumerated() {
+            let v = Int(s.node)
+            if stamp[v] != gen || s.cost < dist[v] {
+                stamp[v] = gen; dist[v] = s.cost; parentEdge[v] = Self.seedBit | UInt32(i)
+                heap.push(plus(s.cost, h(v)), v)
+            }
+        }
+        for (i, s) in targetSeeds.enumerated() {
+            let v = Int(s.node)
+            if stampB[v] != gen || s.cost < distB[v] { stampB[v] = gen; distB[v] = s.cost; parentEdgeB[v] = Self.seedBit | UInt32(i) }
+        }
+        var best = direct ?? .max, meet = direct == nil ? Int.min : -1
+        let weights = metric == .time ? g.timeMs : g.lengthDm
+        var count = 0
+        while let (key, u) = heap.pop() {
+            if key >= best { break }
+            let d = dist[u]
+            guard key == plus(d, h(u)) else { continue }
+            count += 1
+            if stampB[u] == gen, plus(d, distB[u]) < best { best = plus(d, distB[u]); meet = u }
+            for e in Int(g.firstOut[u])..<Int(g.firstOut[u + 1]) {
+                let x = Int(g.head[e]), nd = plus(d, weights[e])
+                // Reopening is allowed (no closed set), so the answer is exact even where
+                // rounding makes the heuristic slightly inconsistent.
+                if stamp[x] != gen || nd < dist[x] {
+                    stamp[x] = gen; dist[x] = nd; parentEdge[x] = UInt32(e); parentNode[x] = UInt32(u)
+                    heap.push(plus(nd, h(x)), x)
+                }
+            }
+        }
+        settled = count
+        return meet == Int.min ? nil : (best, meet)
+    }
+
+    /// Bidirectional upward search on the hierarchy, with stall-on-demand.
+    func searchHierarchy(metric: Metric, direct: UInt32?) -> (cost: UInt32, meet: Int)? {
+        let ch = network.hierarchies[metric == .time ? 0 : 1]
+        nextGeneration()
+        let gen = generation
+        heap.removeAll(); heapB.removeAll()
+        for (i, s) in sourceSeeds.enumerated() {
+            let v = Int(s.node)
+            if stamp[v] != gen || s.cost < dist[v] {
+                stamp[v] = gen; dist[v] = s.cost; parentEdge[v] = Self.seedBit | UInt32(i); heap.push(s.cost, v)
+            }
+        }
+        for (i, s) in targetSeeds.enumerated() {
+            let v = Int(s.node)
+            if stampB[v] != gen || s.cost < distB[v] {
+                stampB[v] = gen; distB[v] = s.cost; parentEdgeB[v] = Self.seedBit | UInt32(i); heapB.push(s.cost, v)
+            }
+        }
+        var best = direct ?? .max, meet = direct == nil ? Int.min : -1
+        var count = 0
+        while true {
+            let fk = heap.peekKey ?? .max, bk = heapB.peekKey ?? .max
+            if min(fk, bk) >= best { break }
+            if fk <= bk {
+                let (d, u) = heap.pop()!
+                guard d == dist[u] else { continue }
+                count += 1
+                if stampB[u] == gen, plus(d, distB[u]) < best { best = plus(d, distB[u]); meet = u }
+                if stalled(u, d, ch.downFirst, ch.down, stamp, dist, gen) { continue }
+                for k in Int(ch.upFirst[u])..<Int(ch.upFirst[u + 1]) {
+                    let a = ch.up[k], x = Int(a.node), nd = plus(d, a.weight)
+                    if stamp[x] != gen || nd < dist[x] {
+                        stamp[x] = gen; dist[x] = nd; parentEdge[x] = a.edge; parentNode[x] = UInt32(u)
+                        heap.push(nd, x)
+                    }
+                }
+            } else {
+                let (d, u) = heapB.pop()!
+                guard d == distB[u] else { continue }
+                count += 1
+                if stamp[u] == gen, plus(d, dist[u]) < best { best = plus(d, dist[u]); meet = u }
+                if stalled(u, d, ch.upFirst, ch.up, stampB, distB, gen) { continue }
+                for k in Int(ch.downFirst[u])..<Int(ch.downFirst[u + 1]) {
+                    let a = ch.down[k], x = Int(a.node), nd = plus(d, a.weight)
+                    if stampB[x] != gen || nd < distB[x] {
+                        stampB[x] = gen; distB[x] = nd; parentEdgeB[x] = a.edge; parentNodeB[x] = UInt32(u)
+                        heapB.push(nd, x)
+                    }
+                }
+            }
+        }
+        settled = count
+        return meet == Int.min ? nil : (best, meet)
+    }
+
+    /// Stall-on-demand: u is not expanded when a higher node already reached by this search
+    /// reaches u more cheaply by an arc going down, since then d is not u's distance.
+    @inline(__always) private func stalled(_ u: Int, _ d: UInt32, _ first: [UInt32], _ arcs: [HierarchyArc],
+                                           _ stamp: [UInt32], _ dist: [UInt32], _ gen: UInt32) -> Bool {
+        for k in Int(first[u])..<Int(first[u + 1]) {
+            let a = arcs[k], x = Int(a.node)
+            if stamp[x] == gen, plus(dist[x], a.weight) < d { return true }
+        }
+        return false
+    }
+
+    /// Fills `edges` with the network edges of the path through `meet`: the source seed's
+    /// edge, the searched edges (unpacking shortcuts), then the target seed's edge.
+    func collectPath(meet: Int, hierarchy: ContractionHierarchy?) {
+        chain.removeAll(keepingCapacity: true)
+        var v = meet
+        while parentEdge[v] & Self.seedBit == 0 { chain.append(parentEdge[v]); v = Int(parentNode[v]) }
+        edges.append(sourceSeeds[Int(parentEdge[v] & ~Self.seedBit)].edge)
+        for e in chain.reversed() { appendEdge(e, hierarchy) }
+        v = meet
+        while parentEdgeB[v] & Self.seedBit == 0 { appendEdge(parentEdgeB[v], hierarchy); v = Int(parentNodeB[v]) }
+        edges.append(targetSeeds[Int(parentEdgeB[v] & ~Self.seedBit)].edge)
+    }
+
+    @inline(__always) private func appendEdge(_ e: UInt32, _ hierarchy: ContractionHierarchy?) {
+        if let ch = hierarchy { ch.unpack(e, into: &edges, stack: &unpackStack) } else { edges.append(e) }
+    }
+
+    /// Builds the answer from `edges`: the first and last are driven partly (from and to
+    /// the snapped points), or the only one from s to t on a direct path.
+    func assemble(from s: Snap, to t: Snap, cost: UInt32, direct: Bool) -> Route {
+        let g = network
+        geometry.removeAll(keepingCapacity: true)
+        streets.removeAll(keepingCapacity: true)
+        var dm: UInt32 = 0, ms: UInt32 = 0
+        func add(_ e: Int, share: Double) {
+            dm = plus(dm, Self.partial(share, g.lengthDm[e])); ms = plus(ms, Self.partial(share, g.timeMs[e]))
+            let name = g.names[Int(g.pieceName[Int(g.edgePiece[e] & ~RoadNetwork.reversedBit)])]
+            if !name.isEmpty && streets.last != name { streets.append(name) }
+        }
+        func point(_ k: Int) {
+            let c = g.pointCoordinate(k)
+            if geometry.last != c { geometry.append(c) }
+        }
+        func points(_ from: Int, through to: Int) {
+            if from <= to { for k in from...to { point(k) } } else { for k in stride(from: from, through: to, by: -1) { point(k) } }
+        }
+        func piece(_ e: Int) -> (first: Int, last: Int, reversed: Bool) {
+            let p = g.edgePiece[e], q = Int(p & ~RoadNetwork.reversedBit)
+            return (Int(g.pieceStart[q]), Int(g.pieceStart[q + 1]) - 1, p & RoadNetwork.reversedBit != 0)
+        }
+        geometry.append(s.coordinate)
+        if direct {
+            let e = Int(edges[0]), (_, _, reversed) = piece(e)
+            add(e, share: abs(t.fraction - s.fraction))
+            if reversed { if s.segment > t.segment { points(s.segment, through: t.segment + 1) } }
+            else if t.segment > s.segment { points(s.segment + 1, through: t.segment) }
+        } else {
+            for (i, e32) in edges.enumerated() {
+                let e = Int(e32), (first, last, reversed) = piece(e)
+                if i == 0 {
+                    add(e, share: reversed ? s.fraction : 1 - s.fraction)
+                    if reversed { points(s.segment, through: first) } else { points(s.segment + 1, through: last) }
+                } else if i == edges.count - 1 {
+                    add(e, share: reversed ? 1 - t.fraction : t.fraction)
+                    if reversed { points(last, through: t.segment + 1) } else { points(first, through: t.segment) }
+                } else {
+                    add(e, share: 1)
+                    if reversed { points(last, through: first) } else { points(first, through: last) }
+                }
+            }
+        }
+        if geometry.last != t.coordinate { geometry.append(t.coordinate) }
+        return Route(distanceMetres: Double(dm) / 10, durationSeconds: Double(ms) / 1000,
+                     fromSnapMetres: s.metres, toSnapMetres: t.metres, geometry: geometry, streets: streets,
+                     cost: cost, settled: settled)
+    }
+
+    // MARK: One-to-many
+
+    /// The fastest arrival at `pickup` from each cab, in one backward search from the
+    /// pickup cut off at `limitSeconds`: nil for a cab that cannot arrive in time or is
+    /// farther than `maxSnapMetres` from a road. The pickup itself must be near a road.
+    public func etas(to pickup: Coordinate, from cabs: [Coordinate], limitSeconds: Double = 1800,
+                     maxSnapMetres: Double = 1000) throws(RouteError) -> [ETA?] {
+        let g = network
+        let t = try snap(pickup, within: maxSnapMetres)
+        let limit = UInt32(min(Double(UInt32.max - 1), max(0, limitSeconds * 1000)))
+        nextGeneration()
+        let gen = generation
+        // Snap the cabs; their seed nodes are the ones the search waits for (marked in the
+        // forward stamps, unused by this search).
+        cabSeeds.removeAll(keepingCapacity: true); cabSeedStart.removeAll(keepingCapacity: true)
+        var snaps: [Snap?] = []
+        snaps.reserveCapacity(cabs.count)
+        var waiting = 0
+        for c in cabs {
+            cabSeedStart.append(cabSeeds.count)
+            guard let s = try? snap(c, within: maxSnapMetres) else { snaps.append(nil); continue }
+            snaps.append(s)
+            seeds(of: s, metric: .time, leaving: true, into: &cabSeeds)
+        }
+        cabSeedStart.append(cabSeeds.count)
+        for s in cabSeeds where stamp[Int(s.node)] != gen { stamp[Int(s.node)] = gen; waiting += 1 }
+
+        targetSeeds.removeAll(keepingCapacity: true)
+        seeds(of: t, metric: .time, leaving: false, into: &targetSeeds)
+        heapB.removeAll()
+        for s in targetSeeds {
+            let v = Int(s.node)
+            if stampB[v] != gen || s.cost < distB[v] {
+                stampB[v] = gen; distB[v] = s.cost
+                lengthB[v] = Self.partial(share(of: t, leaving: false, along: Int(s.edge)), g.lengthDm[Int(s.edge)])
+                heapB.push(s.cost, v)
+            }
+        }
+        var count = 0
+        while waiting > 0, let (d, u) = heapB.pop() {
+            if d > limit { break }
+            guard d == distB[u] else { continue }
+            count += 1
+            if stamp[u] == gen { stamp[u] = 0; waiting -= 1 }
+            for k in Int(g.firstIn[u])..<Int(g.firstIn[u + 1]) {
+                let e = Int(g.inEdge[k]), x = Int(g.tail[e]), nd = plus(d, g.timeMs[e])
+                if stampB[x] != gen || nd < distB[x] {
+                    stampB[x] = gen; distB[x] = nd; lengthB[x] = plus(lengthB[u], g.lengthDm[e])
+                    heapB.push(nd, x)
+                }
+            }
+        }
+        settled = count
+        var answers: [ETA?] = []
+        answers.reserveCapacity(cabs.count)
+        for (i, s) in snaps.enumerated() {
+            guard let s else { answers.append(nil); continue }
+            var best: (ms: UInt32, dm: UInt32)?
+            for seed in cabSeeds[cabSeedStart[i]..<cabSeedStart[i + 1]] where stampB[Int(seed.node)] == gen {
+                let ms = plus(seed.cost, distB[Int(seed.node)])
+                let dm = plus(Self.partial(share(of: s, leaving: true, along: Int(seed.edge)), g.lengthDm[Int(seed.edge)]), lengthB[Int(seed.node)])
+                if best == nil || ms < best!.ms { best = (ms, dm) }
+            }
+            if let (ms, e) = direct(s, t, metric: .time), best == nil || ms < best!.ms {
+                best = (ms, Self.partial(abs(t.fraction - s.fraction), g.lengthDm[Int(e)]))
+            }
+            if let b = best, b.ms <= limit { answers.append(ETA(seconds: Double(b.ms) / 1000, metres: Double(b.dm) / 10)) }
+            else { answers.append(nil) }
+        }
+        return answers
+    }
+
+    /// The share of edge e driven from a snapped point to its head (leaving) or from its
+    /// tail to the point (arriving).
+    func share(of s: Snap, leaving: Bool, along e: Int) -> Double {
+        let toHead = network.edgePiece[e] & RoadNetwork.reversedBit != 0 ? s.fraction : 1 - s.fraction
+        return leaving ? toHead : 1 - toHead
+    }
+}
+
+/// Saturating addition: costs never wrap around.
+@inline(__always) func plus(_ a: UInt32, _ b: UInt32) -> UInt32 {
+    let (s, o) = a.addingReportingOverflow(b)
+    return o ? .max : s
+}
