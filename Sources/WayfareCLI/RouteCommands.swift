@@ -1,0 +1,226 @@
+import ArgumentParser
+import CSVFile
+import Foundation
+import GeoJSON
+import Geodesy
+import RoadGraph
+
+struct GraphCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "graph", abstract: "Import road graphs (OSM or CSV) and make test inputs for them.",
+        subcommands: [GraphImport.self, GraphOD.self, GraphGrid.self])
+}
+
+/// A progress bar on standard error, redrawn in place.
+final class ProgressBar {
+    var lastDrawn = -1
+    var lastStage = ""
+    func update(_ stage: String, _ done: Double) {
+        let percent = Int(max(0, min(1, done)) * 100)
+        guard percent != lastDrawn || stage != lastStage else { return }
+        lastDrawn = percent; lastStage = stage
+        let filled = percent / 5
+        let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: 20 - filled)
+        FileHandle.standardError.write(Data("\r[\(bar)] \(String(format: "%3d", percent))% \(stage.padding(toLength: 12, withPad: " ", startingAt: 0))".utf8))
+    }
+    func finish() { FileHandle.standardError.write(Data("\n".utf8)) }
+}
+
+struct GraphImport: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Build a routable graph file from an OSM extract (.osm.pbf or .osm) or from nodes and edges CSV.")
+    @Argument(help: "An OSM extract (.osm.pbf, or OSM XML .osm).") var file: String?
+    @Option(help: "CSV id,lat,lon (with --edges, instead of an OSM file).") var nodes: String?
+    @Option(help: "CSV from,to,length_m,time_s: one directed edge per row.") var edges: String?
+    @Option(help: "The graph file to write.") var out: String
+
+    func run() throws {
+        let bar = ProgressBar()
+        let start = Date()
+        let network: RoadNetwork, report: BuildReport
+        switch (file, nodes, edges) {
+        case let (file?, nil, nil):
+            (network, report) = try RoadNetwork.importOSM(path: file, progress: bar.update)
+        case let (nil, nodes?, edges?):
+            (network, report) = try RoadNetwork.importCSV(nodes: nodes, edges: edges, progress: bar.update)
+        default:
+            throw CLIError("give either an OSM file or both --nodes and --edges")
+        }
+        try GraphFile.write(network, to: out)
+        bar.finish()
+        let seconds = Date().timeIntervalSince(start)
+        let bytes = (try? FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) ?? 0
+        print("{\"nodes\":\(report.nodes),\"edges\":\(report.edges),\"dropped_components\":\(report.droppedComponents),"
+              + "\"dropped_nodes\":\(report.droppedNodes),\"shortcuts\":\(report.shortcuts),"
+              + "\"restrictions_applied\":\(report.restrictionsApplied),\"restrictions_skipped\":\(report.restrictionsSkipped),"
+              + "\"seconds\":\(String(format: "%.2f", seconds)),\"megabytes\":\(String(format: "%.2f", Double(bytes) / 1e6))}")
+    }
+}
+
+struct GraphOD: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "od", abstract: "Seeded random origin–destination pairs on a graph's roads (a few metres off them), as o_lat,o_lon,d_lat,d_lon.")
+    @Argument(help: "A graph file.") var graph: String
+    @Option(help: "How many pairs.") var pairs: Int = 1000
+    @Option(help: "Random seed.") var seed: UInt64 = 42
+    @Option(help: "Output CSV (default: standard output).") var out: String?
+
+    func run() throws {
+        guard (1...10_000_000).contains(pairs) else { throw CLIError("--pairs must be between 1 and 10,000,000") }
+        let network = try GraphFile.read(path: graph)
+        var text = "o_lat,o_lon,d_lat,d_lon\n"
+        for (o, d) in network.randomPairs(pairs, seed: seed) {
+            text += String(format: "%.7f,%.7f,%.7f,%.7f\n", o.latitude, o.longitude, d.latitude, d.longitude)
+        }
+        try writeOutput(text, to: out)
+    }
+}
+
+struct GraphGrid: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "grid", abstract: "A seeded synthetic grid-like city as nodes.csv and edges.csv, for scaling tests.")
+    @Option(help: "Approximate number of nodes.") var nodes: Int = 1_000_000
+    @Option(help: "Random seed.") var seed: UInt64 = 42
+    @Option(name: .customLong("out-dir"), help: "Folder for nodes.csv and edges.csv.") var outDir: String
+
+    func run() throws {
+        guard (4...20_000_000).contains(nodes) else { throw CLIError("--nodes must be between 4 and 20,000,000") }
+        let grid = SyntheticGrid(nodes: nodes, seed: seed)
+        try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
+        var n = "id,lat,lon\n"
+        for (i, c) in grid.coordinates.enumerated() { n += "\(i),\(String(format: "%.7f,%.7f", c.latitude, c.longitude))\n" }
+        try writeOutput(n, to: (outDir as NSString).appendingPathComponent("nodes.csv"))
+        var e = "from,to,length_m,time_s\n"
+        for x in grid.edges { e += "\(x.from),\(x.to),\(String(format: "%.2f,%.3f", x.lengthMetres, x.timeSeconds))\n" }
+        try writeOutput(e, to: (outDir as NSString).appendingPathComponent("edges.csv"))
+    }
+}
+
+/// Parses "LAT,LON" for an option, naming it in the error.
+func coordinate(_ text: String, option: String) throws(CLIError) -> Coordinate {
+    do { return try Coordinate(parsing: text) } catch { throw CLIError("--\(option) \"\(text)\": \(error)") }
+}
+
+func loadGraph(_ path: String) throws(CLIError) -> RoadNetwork {
+    do { return try GraphFile.read(path: path) } catch { throw CLIError(error.description) }
+}
+
+extension Metric: ExpressibleByArgument {}
+extension RoutingAlgorithm: ExpressibleByArgument {}
+
+struct RouteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "route", abstract: "The fastest (or shortest) route between two coordinates, as JSON.")
+    @Argument(help: "A graph file.") var graph: String
+    @Option(help: "Start, as LAT,LON.") var from: String
+    @Option(help: "End, as LAT,LON.") var to: String
+    @Option(help: "time (fastest) or distance (shortest).") var metric: Metric = .time
+    @Option(help: "hierarchy, astar or dijkstra (same answer, different speed).") var algorithm: RoutingAlgorithm = .hierarchy
+    @Flag(help: "Print a GeoJSON Feature instead.") var geojson = false
+
+    func run() throws {
+        let a = try coordinate(from, option: "from"), b = try coordinate(to, option: "to")
+        let router = Router(network: try loadGraph(graph))
+        let route: Route?
+        do { route = try router.route(from: a, to: b, metric: metric, algorithm: algorithm) } catch { throw CLIError(error.description) }
+        guard let route else { throw CLIError("no route from \(a) to \(b) (one end cannot reach the other by road)") }
+        print((geojson ? route.geoJSONFeature : route.json).text)
+    }
+}
+
+extension Route {
+    var lineString: JSONValue { .array(geometry.map { .array([.number(rounded($0.longitude)), .number(rounded($0.latitude))]) }) }
+    func rounded(_ v: Double) -> Double { (v * 1e7).rounded() / 1e7 }
+    func metres(_ v: Double) -> JSONValue { .number((v * 10).rounded() / 10) }
+
+    /// The `wayfare route` answer.
+    var json: JSONValue {
+        .object([("distance_m", metres(distanceMetres)), ("duration_s", .number((durationSeconds * 10).rounded() / 10)),
+                 ("from_snap_m", metres(fromSnapMetres)), ("to_snap_m", metres(toSnapMetres)),
+                 ("geometry", lineString), ("streets", .array(streets.map { .string($0) })),
+                 ("polyline", .string(Polyline.encode(geometry)))])
+    }
+
+    /// The answer as a GeoJSON Feature with a LineString.
+    var geoJSONFeature: JSONValue {
+        var properties = json.objectMembers
+        properties.removeAll { $0.0 == "geometry" }
+        return .object([("type", .string("Feature")),
+                        ("geometry", .object([("type", .string("LineString")), ("coordinates", lineString)])),
+                        ("properties", .object(properties))])
+    }
+}
+
+extension JSONValue {
+    var objectMembers: [(String, JSONValue)] { if case let .object(m) = self { m } else { [] } }
+    var text: String { var s = ""; write(to: &s); return s }
+}
+
+struct EtaCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "eta", abstract: "Arrival times at a pickup from many cabs (one backward search), fastest first, as CSV id,eta_s,distance_m.")
+    @Argument(help: "A graph file.") var graph: String
+    @Option(help: "The pickup, as LAT,LON.") var to: String
+    @Option(help: "CSV id,lat,lon of the cabs.") var cabs: String
+    @Option(name: .customLong("limit-s"), help: "Only cabs that can arrive within this many seconds.") var limitS: Double = 1800
+
+    func run() throws {
+        guard limitS.isFinite, limitS >= 0, limitS <= 86_400 else { throw CLIError("--limit-s must be between 0 and 86400") }
+        let pickup = try coordinate(to, option: "to")
+        let (ids, points) = try readIdentifiedPoints(cabs, uniqueIds: true)
+        let router = Router(network: try loadGraph(graph))
+        let etas: [ETA?]
+        do { etas = try router.etas(to: pickup, from: points, limitSeconds: limitS) } catch { throw CLIError(error.description) }
+        let offRoad = points.indices.filter { (try? router.snap(points[$0])) == nil }
+        if !offRoad.isEmpty { note("\(offRoad.count) cab(s) more than 1000 m from any road were skipped (first: \(ids[offRoad[0]]))") }
+        var text = "id,eta_s,distance_m\n"
+        for i in etas.indices.filter({ etas[$0] != nil }).sorted(by: { (etas[$0]!.seconds, ids[$0]) < (etas[$1]!.seconds, ids[$1]) }) {
+            text += "\(csvField(ids[i])),\(String(format: "%.1f", etas[i]!.seconds)),\(String(format: "%.1f", etas[i]!.metres))\n"
+        }
+        try writeOutput(text, to: nil)
+    }
+}
+
+struct BenchRoute: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "route",
+        abstract: "Route every origin–destination pair, each timed from coordinates to the finished answer; one JSON line.")
+    @Argument(help: "A graph file.") var graph: String
+    @Option(help: "CSV with the columns o_lat,o_lon,d_lat,d_lon.") var od: String
+    @Option(help: "time (fastest) or distance (shortest).") var metric: Metric = .time
+    @Option(help: "hierarchy, astar or dijkstra.") var algorithm: RoutingAlgorithm = .hierarchy
+    @Option(help: "Write i,distance_m,duration_s,settled per pair.") var out: String?
+
+    func run() throws {
+        let table = try CSVTable(reading: od, required: ["o_lat", "o_lon", "d_lat", "d_lon"])
+        let cols = ["o_lat", "o_lon", "d_lat", "d_lon"].map(table.column)
+        var pairs: [(Coordinate, Coordinate)] = []
+        for row in table.rows {
+            let v = try cols.map { c throws(CLIError) in try table.value(row, c) }
+            do { pairs.append((try Coordinate(latitude: v[0], longitude: v[1]), try Coordinate(latitude: v[2], longitude: v[3]))) } catch {
+                throw CLIError("\(od): line \(row.line): \(error)")
+            }
+        }
+        guard !pairs.isEmpty else { throw CLIError("\(od): no pairs") }
+        let router = Router(network: try loadGraph(graph))
+        for (a, b) in pairs.prefix(100) { _ = try? router.route(from: a, to: b, metric: metric, algorithm: algorithm) }  // warm-up
+        var micros: [Double] = [], lines = "i,distance_m,duration_s,settled\n", noRoute = 0
+        micros.reserveCapacity(pairs.count)
+        for (i, (a, b)) in pairs.enumerated() {
+            var route: Route?
+            let start = DispatchTime.now().uptimeNanoseconds
+            route = (try? router.route(from: a, to: b, metric: metric, algorithm: algorithm)) ?? nil
+            micros.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1000)
+            if let r = route {
+                lines += "\(i),\(String(format: "%.1f", r.distanceMetres)),\(String(format: "%.3f", r.durationSeconds)),\(r.settled)\n"
+            } else {
+                noRoute += 1; lines += "\(i),,,\n"
+            }
+        }
+        if let out { try writeOutput(lines, to: out) }
+        micros.sort()
+        let p50 = micros[micros.count / 2], p99 = micros[min(micros.count - 1, micros.count * 99 / 100)]
+        print("{\"queries\":\(pairs.count),\"p50_us\":\(String(format: "%.1f", p50)),\"p99_us\":\(String(format: "%.1f", p99)),\"no_route\":\(noRoute)}")
+    }
+}
