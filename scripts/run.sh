@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job on the default city (Data/monaco): import and check the zones, then look up
-# points. Installs GEOS and PROJ first if they are missing.
+# points; import the Monaco roads, route, rank cabs by ETA. Installs GEOS and PROJ first if they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -20,3 +20,20 @@ echo "== wayfare zones lookup Data/monaco/points.csv"
 echo
 echo "== wayfare zones locate (the Casino de Monte-Carlo)"
 "$wayfare" zones locate "$out/monaco.wfz" 43.7393,7.4277
+echo
+echo "== wayfare graph import Data/monaco/monaco.osm.pbf -> $out/monaco.wfg"
+"$wayfare" graph import Data/monaco/monaco.osm.pbf --out "$out/monaco.wfg"
+echo
+echo "== wayfare route: Casino de Monte-Carlo to the Prince's Palace, fastest"
+"$wayfare" route "$out/monaco.wfg" --from 43.7393,7.4277 --to 43.7314,7.4197
+echo
+echo "== wayfare route: the same, shortest, as GeoJSON"
+"$wayfare" route "$out/monaco.wfg" --from 43.7393,7.4277 --to 43.7314,7.4197 --metric distance --geojson
+echo
+echo "== wayfare eta: cabs able to reach Port Hercule within 30 minutes, fastest first"
+"$wayfare" eta "$out/monaco.wfg" --to 43.7347,7.4206 --cabs Data/monaco/cabs.csv
+echo
+echo "== wayfare bench route: 1,000 seeded pairs, contraction hierarchy then plain A*"
+"$wayfare" graph od "$out/monaco.wfg" --pairs 1000 --seed 42 --out "$out/od.csv"
+"$wayfare" bench route "$out/monaco.wfg" --od "$out/od.csv"
+"$wayfare" bench route "$out/monaco.wfg" --od "$out/od.csv" --algorithm astar

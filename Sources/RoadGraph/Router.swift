@@ -140,15 +140,19 @@ public final class Router {
     }
 
     /// Seeds for leaving a snapped point (towards each edge's head) or for arriving at one
-    /// (from each edge's tail), along every edge that runs on its piece.
+    /// (from each edge's tail), along every edge that runs on its piece. A point snapped
+    /// onto a piece's end is at a junction, so that junction is also a seed at no cost
+    /// (with no edge): from there every way out is open.
     func seeds(of snap: Snap, metric: Metric, leaving: Bool, into out: inout [Seed]) {
         let g = network
         for k in Int(g.pieceEdgeStart[snap.piece])..<Int(g.pieceEdgeStart[snap.piece + 1]) {
             let e = Int(g.pieceEdges[k])
-            let toHead = g.edgePiece[e] & RoadNetwork.reversedBit != 0 ? snap.fraction : 1 - snap.fraction
+            let reversed = g.edgePiece[e] & RoadNetwork.reversedBit != 0
             let w = g.weight(e, metric)
-            out.append(leaving ? Seed(node: g.head[e], cost: Self.partial(toHead, w), edge: UInt32(e))
-                               : Seed(node: g.tail[e], cost: Self.partial(1 - toHead, w), edge: UInt32(e)))
+            out.append(leaving ? Seed(node: g.head[e], cost: Self.partial(share(of: snap, leaving: true, along: e), w), edge: UInt32(e))
+                               : Seed(node: g.tail[e], cost: Self.partial(share(of: snap, leaving: false, along: e), w), edge: UInt32(e)))
+            if snap.fraction == 0 { out.append(Seed(node: reversed ? g.head[e] : g.tail[e], cost: 0, edge: RoadNetwork.none)) }
+            if snap.fraction == 1 { out.append(Seed(node: reversed ? g.tail[e] : g.head[e], cost: 0, edge: RoadNetwork.none)) }
         }
     }
 
@@ -334,7 +338,8 @@ public final class Router {
     }
 
     /// Builds the answer from `edges`: the first and last are driven partly (from and to
-    /// the snapped points), or the only one from s to t on a direct path.
+    /// the snapped points; `none` when the point is at a junction), or the only one from s
+    /// to t on a direct path.
     func assemble(from s: Snap, to t: Snap, cost: UInt32, direct: Bool) -> Route {
         let g = network
         geometry.removeAll(keepingCapacity: true)
@@ -363,7 +368,7 @@ public final class Router {
             if reversed { if s.segment > t.segment { points(s.segment, through: t.segment + 1) } }
             else if t.segment > s.segment { points(s.segment + 1, through: t.segment) }
         } else {
-            for (i, e32) in edges.enumerated() {
+            for (i, e32) in edges.enumerated() where e32 != RoadNetwork.none {
                 let e = Int(e32), (first, last, reversed) = piece(e)
                 if i == 0 {
                     add(e, share: reversed ? s.fraction : 1 - s.fraction)
@@ -417,7 +422,7 @@ public final class Router {
             let v = Int(s.node)
             if stampB[v] != gen || s.cost < distB[v] {
                 stampB[v] = gen; distB[v] = s.cost
-                lengthB[v] = Self.partial(share(of: t, leaving: false, along: Int(s.edge)), g.lengthDm[Int(s.edge)])
+                lengthB[v] = s.edge == RoadNetwork.none ? 0 : Self.partial(share(of: t, leaving: false, along: Int(s.edge)), g.lengthDm[Int(s.edge)])
                 heapB.push(s.cost, v)
             }
         }
@@ -443,7 +448,8 @@ public final class Router {
             var best: (ms: UInt32, dm: UInt32)?
             for seed in cabSeeds[cabSeedStart[i]..<cabSeedStart[i + 1]] where stampB[Int(seed.node)] == gen {
                 let ms = plus(seed.cost, distB[Int(seed.node)])
-                let dm = plus(Self.partial(share(of: s, leaving: true, along: Int(seed.edge)), g.lengthDm[Int(seed.edge)]), lengthB[Int(seed.node)])
+                let start = seed.edge == RoadNetwork.none ? 0 : Self.partial(share(of: s, leaving: true, along: Int(seed.edge)), g.lengthDm[Int(seed.edge)])
+                let dm = plus(start, lengthB[Int(seed.node)])
                 if best == nil || ms < best!.ms { best = (ms, dm) }
             }
             if let (ms, e) = direct(s, t, metric: .time), best == nil || ms < best!.ms {

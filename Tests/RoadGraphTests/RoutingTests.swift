@@ -1,0 +1,228 @@
+import Foundation
+import Testing
+import Geodesy
+import OSM
+import TestSupport
+@testable import RoadGraph
+
+/// A textbook Dijkstra written apart from the router, the oracle every algorithm must
+/// match: its own adjacency (from the edge arrays), its own seeds (from a scan of every
+/// edge) and its own heap.
+struct OracleDijkstra {
+    let g: RoadNetwork
+    let adjacency: [[Int]]
+
+    init(_ g: RoadNetwork) {
+        self.g = g
+        var adj = [[Int]](repeating: [], count: g.nodeCount)
+        for e in 0..<g.edgeCount { adj[Int(g.tail[e])].append(e) }
+        adjacency = adj
+    }
+
+    func cost(_ s: Snap, _ t: Snap, _ metric: Metric) -> UInt32? {
+        func w(_ e: Int) -> UInt32 { metric == .time ? g.timeMs[e] : g.lengthDm[e] }
+        func up(_ x: Double, _ e: Int) -> UInt32 { UInt32((max(0, x) * Double(w(e))).rounded(.up)) }
+        var dist = [UInt64](repeating: .max, count: g.nodeCount)
+        // A sorted array (largest first) as the queue: slow but obviously right.
+        var heap: [(UInt64, Int)] = []
+        func push(_ c: UInt64, _ v: Int) {
+            var lo = 0, hi = heap.count
+            while lo < hi { let m = (lo + hi) / 2; if heap[m].0 > c { lo = m + 1 } else { hi = m } }
+            heap.insert((c, v), at: lo)
+        }
+        var best = UInt64.max
+        var arrive: [Int: UInt64] = [:]
+        for e in 0..<g.edgeCount {
+            let piece = Int(g.edgePiece[e] & ~RoadNetwork.reversedBit), reversed = g.edgePiece[e] & RoadNetwork.reversedBit != 0
+            if piece == s.piece {
+                let c = UInt64(up(reversed ? s.fraction : 1 - s.fraction, e)), v = Int(g.head[e])
+                if c < dist[v] { dist[v] = c; push(c, v) }
+            }
+            if piece == t.piece {
+                let c = UInt64(up(reversed ? 1 - t.fraction : t.fraction, e)), v = Int(g.tail[e])
+                arrive[v] = min(arrive[v] ?? .max, c)
+            }
+            // A point on a piece's end is at that junction.
+            let first = Int(reversed ? g.head[e] : g.tail[e]), last = Int(reversed ? g.tail[e] : g.head[e])
+            if piece == s.piece, s.fraction == 0 || s.fraction == 1 {
+                let v = s.fraction == 0 ? first : last
+                dist[v] = 0; push(0, v)
+            }
+            if piece == t.piece, t.fraction == 0 || t.fraction == 1 { arrive[t.fraction == 0 ? first : last] = 0 }
+            if piece == s.piece && piece == t.piece {
+                let ahead = reversed ? s.fraction - t.fraction : t.fraction - s.fraction
+                if ahead >= 0 { best = min(best, UInt64(up(ahead, e))) }
+            }
+        }
+        while !heap.isEmpty {
+            let (d, u) = heap.removeLast()
+            guard d == dist[u] else { continue }
+            if let a = arrive[u] { best = min(best, d + a) }
+            for e in adjacency[u] {
+                let x = Int(g.head[e]), nd = d + UInt64(w(e))
+                if nd < dist[x] { dist[x] = nd; push(nd, x) }
+            }
+        }
+        return best == .max ? nil : UInt32(best)
+    }
+}
+
+func importReal(_ relative: String) throws -> RoadNetwork {
+    try RoadNetwork.importOSM(path: SharedData.path(relative)).0
+}
+
+/// The length of a polyline, in metres.
+func length(_ line: [Coordinate]) -> Double {
+    zip(line, line.dropFirst()).reduce(0) { $0 + $1.0.distance(to: $1.1) }
+}
+
+@Suite struct RealCityRoutingTests {
+    /// 1,000 seeded pairs per city and metric: Dijkstra, A* and the hierarchy all return
+    /// the oracle's cost; the route's geometry runs between the snapped ends and is as
+    /// long as its reported distance.
+    func checkAgainstOracle(_ g: RoadNetwork, pairs: Int, seed: UInt64) throws {
+        let oracle = OracleDijkstra(g)
+        let router = Router(network: g)
+        var routed = 0
+        // Random points near roads, plus junctions themselves (snapped onto a piece's end).
+        var rng = SeededRandom(seed: seed)
+        let junctions = (0..<100).map { _ in (g.coordinate(ofNode: Int.random(in: 0..<g.nodeCount, using: &rng)),
+                                               g.coordinate(ofNode: Int.random(in: 0..<g.nodeCount, using: &rng))) }
+        for (a, b) in g.randomPairs(pairs, seed: seed) + junctions {
+            let s = try router.snap(a), t = try router.snap(b)
+            for metric in Metric.allCases {
+                let expected = oracle.cost(s, t, metric)
+                for algorithm in RoutingAlgorithm.allCases {
+                    let r = router.route(from: s, to: t, metric: metric, algorithm: algorithm)
+                    #expect(r?.cost == expected, "\(algorithm) \(metric) \(a) → \(b)")
+                    guard let r else { continue }
+                    routed += 1
+                    #expect(r.geometry.first == s.coordinate && r.geometry.last == t.coordinate)
+                    let drawn = length(r.geometry)
+                    // Each edge length is rounded up to the decimetre; the snapped fractions are planar.
+                    #expect(abs(drawn - r.distanceMetres) <= 0.1 * Double(r.geometry.count) + 0.002 * drawn, "drawn \(drawn) m, reported \(r.distanceMetres) m")
+                    if metric == .time { #expect(abs(r.durationSeconds - Double(r.cost) / 1000) < 1e-9) }
+                }
+            }
+        }
+        #expect(routed > pairs * 5)  // nearly every pair has a route in a strongly connected graph
+    }
+
+    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipMessage))
+    func monacoMatchesDijkstra() throws {
+        try checkAgainstOracle(try importReal("monaco/monaco.osm.pbf"), pairs: 1000, seed: 42)
+    }
+
+    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipMessage))
+    func helsinkiMatchesDijkstra() throws {
+        try checkAgainstOracle(try importReal("helsinki/helsinki.osm.pbf"), pairs: 1000, seed: 7)
+    }
+
+    /// No route drives a private way, or a one-way street against its direction: checked
+    /// on the drawn geometry against the ways as libosmium-verified OSM gives them.
+    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipMessage))
+    func monacoRoutesKeepOneWaysAndAvoidPrivateRoads() throws {
+        let path = SharedData.path("monaco/monaco.osm.pbf")
+        var ways: [OSMWay] = [], coordinates: [Int64: SIMD2<Int32>] = [:]
+        try PBFReader(path: path).forEachBlock { b in
+            ways += b.ways.filter { $0.tags["highway"] != nil }
+            for n in b.nodes { coordinates[n.id] = SIMD2(Int32((n.latitude * 1e7).rounded()), Int32((n.longitude * 1e7).rounded())) }
+        }
+        var forbidden = Set<SIMD4<Int32>>()  // consecutive point pairs no route may drive
+        var privateWays = 0, oneWays = 0
+        for w in ways {
+            let isPrivate = ["private", "no"].contains(w.tags["access"] ?? "") && w.tags["motorcar"] == nil && w.tags["motor_vehicle"] == nil
+            let oneway = w.tags["oneway"] == "yes"
+            guard isPrivate || oneway else { continue }
+            if isPrivate { privateWays += 1 } else { oneWays += 1 }
+            let pts = w.nodes.compactMap { coordinates[$0] }
+            for (a, b) in zip(pts, pts.dropFirst()) {
+                forbidden.insert(SIMD4(b.x, b.y, a.x, a.y))
+                if isPrivate { forbidden.insert(SIMD4(a.x, a.y, b.x, b.y)) }
+            }
+        }
+        #expect(privateWays > 50 && oneWays > 300)
+        let g = try RoadNetwork.importOSM(path: path).0
+        let router = Router(network: g)
+        var checkedSegments = 0
+        for (a, b) in g.randomPairs(500, seed: 3) {
+            guard let r = try router.route(from: a, to: b) else { continue }
+            let e7 = r.geometry.dropFirst().dropLast().map { SIMD2(Int32(($0.latitude * 1e7).rounded()), Int32(($0.longitude * 1e7).rounded())) }
+            for (p, q) in zip(e7, e7.dropFirst()) {
+                checkedSegments += 1
+                let wrong = forbidden.contains(SIMD4(p.x, p.y, q.x, q.y))
+                #expect(!wrong, "route \(a) → \(b) drives \(p) → \(q) against a one-way or on a private way")
+            }
+        }
+        #expect(checkedSegments > 10_000)
+    }
+
+    /// The one-to-many ETAs are exactly the one-to-one fastest routes, and the time limit
+    /// cuts off exactly the cabs slower than it.
+    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipMessage))
+    func etasEqualOneToOneRoutes() throws {
+        let g = try importReal("monaco/monaco.osm.pbf")
+        let router = Router(network: g)
+        let cabs = g.randomPairs(50, seed: 9).map(\.0)
+        for (pickup, _) in g.randomPairs(20, seed: 10) {
+            for limit in [1800.0, 120] {
+                let etas = try router.etas(to: pickup, from: cabs, limitSeconds: limit)
+                for (cab, eta) in zip(cabs, etas) {
+                    let r = try router.route(from: cab, to: pickup, metric: .time)
+                    if let r, r.durationSeconds <= limit {
+                        #expect(eta?.seconds == r.durationSeconds)
+                        #expect(abs((eta?.metres ?? 0) - r.distanceMetres) < 0.05 * r.distanceMetres + 1)
+                    } else {
+                        #expect(eta == nil)
+                    }
+                }
+            }
+        }
+    }
+
+    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipMessage))
+    func graphFileRoundTripsAndLoadsFast() throws {
+        let g = try importReal("monaco/monaco.osm.pbf")
+        let folder = TemporaryFolder()
+        let path = folder.path("monaco.wfg")
+        try GraphFile.write(g, to: path)
+        let start = Date()
+        let h = try GraphFile.read(path: path)
+        #expect(Date().timeIntervalSince(start) < 1)
+        #expect(h.nodeCount == g.nodeCount && h.edgeCount == g.edgeCount && h.names == g.names)
+        let r1 = Router(network: g), r2 = Router(network: h)
+        for (a, b) in g.randomPairs(50, seed: 5) {
+            let x = try r1.route(from: a, to: b), y = try r2.route(from: a, to: b)
+            #expect(x?.cost == y?.cost && x?.geometry == y?.geometry && x?.streets == y?.streets)
+        }
+    }
+
+    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipMessage))
+    func coordinatesInTheSeaAreAClearError() throws {
+        let router = Router(network: try importReal("monaco/monaco.osm.pbf"))
+        let sea = Coordinate(unchecked: 43.72, 7.46)  // 2 km off Monaco's coast
+        #expect(throws: RouteError.noRoadNearby(sea, limitMetres: 1000)) { try router.route(from: sea, to: Coordinate(unchecked: 43.7393, 7.4277)) }
+        #expect(RouteError.noRoadNearby(sea, limitMetres: 1000).description == "no road within 1000 m of 43.72,7.46")
+        #expect(throws: RouteError.self) { try router.etas(to: sea, from: []) }
+    }
+
+    /// Many threads route at once on one shared network, each with its own router, and
+    /// agree with a single thread.
+    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipMessage))
+    func concurrentRoutersShareOneNetwork() async throws {
+        let g = try importReal("monaco/monaco.osm.pbf")
+        let pairs = g.randomPairs(200, seed: 77)
+        let serial = Router(network: g)
+        let expected = try pairs.map { try serial.route(from: $0.0, to: $0.1)?.cost }
+        let results = await withTaskGroup(of: [UInt32?].self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    let router = Router(network: g)
+                    return pairs.map { (try? router.route(from: $0.0, to: $0.1))??.cost }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        for r in results { #expect(r == expected) }
+    }
+}
