@@ -29,6 +29,15 @@ let package = Package(
             ],
             path: "Benchmarks/FleetIndex",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+        .executableTarget(
+            name: "Routing",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "RoadGraph", package: "Wayfare"),
+                .product(name: "Geodesy", package: "Wayfare"),
+            ],
+            path: "Benchmarks/Routing",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -243,11 +243,16 @@ extension RoadNetwork {
         inEdge = [UInt32](repeating: 0, count: head.count)
         for e in head.indices { let h = Int(head[e]); inEdge[Int(inSlot[h])] = UInt32(e); inSlot[h] += 1 }
 
-        hierarchies = []
-        for metric in Metric.allCases {
-            hierarchies.append(ContractionHierarchy(
-                nodeCount: kept, tail: tail, head: head, weight: metric == .time ? timeMs : lengthDm))
+        // The two metrics contract independently, one per core.
+        let (tails, heads, weights, nodes) = (tail, head, [timeMs, lengthDm], kept)
+        var built = [ContractionHierarchy](repeating: ContractionHierarchy(), count: weights.count)
+        built.withUnsafeMutableBufferPointer { buffer in
+            nonisolated(unsafe) let out = buffer  // each iteration writes only its own slot
+            DispatchQueue.concurrentPerform(iterations: weights.count) { i in
+                out[i] = ContractionHierarchy(nodeCount: nodes, tail: tails, head: heads, weight: weights[i])
+            }
         }
+        hierarchies = built
         report.nodes = kept
         report.edges = head.count
         report.shortcuts = hierarchies.reduce(0) { $0 + $1.shortcutCount }

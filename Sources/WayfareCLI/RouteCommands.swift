@@ -54,7 +54,8 @@ struct GraphImport: ParsableCommand {
         print("{\"nodes\":\(report.nodes),\"edges\":\(report.edges),\"dropped_components\":\(report.droppedComponents),"
               + "\"dropped_nodes\":\(report.droppedNodes),\"shortcuts\":\(report.shortcuts),"
               + "\"restrictions_applied\":\(report.restrictionsApplied),\"restrictions_skipped\":\(report.restrictionsSkipped),"
-              + "\"seconds\":\(String(format: "%.2f", seconds)),\"megabytes\":\(String(format: "%.2f", Double(bytes) / 1e6))}")
+              + "\"seconds\":\(String(format: "%.2f", seconds)),\"megabytes\":\(String(format: "%.2f", Double(bytes) / 1e6)),"
+              + "\"memory_bytes_per_node\":\(network.memoryBytes / max(1, network.nodeCount))}")
     }
 }
 
