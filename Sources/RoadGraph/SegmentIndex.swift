@@ -22,6 +22,9 @@ struct SegmentIndex: Sendable {
     /// The piece of each segment, in leaf order.
     var segmentPiece: [UInt32] = []
 
+    /// cos of the largest |latitude| of any point.
+    var smallestCosLatitude = 1.0
+
     var memoryBytes: Int { boxes.count * 8 + segmentPoint.count * 8 }  // points are the network's
 
     init() {}
@@ -33,6 +36,7 @@ struct SegmentIndex: Sendable {
             minLat = min(minLat, g.pointLatE7[k]); maxLat = max(maxLat, g.pointLatE7[k])
             minLon = min(minLon, g.pointLonE7[k]); maxLon = max(maxLon, g.pointLonE7[k])
         }
+        smallestCosLatitude = cos(min(90, max(abs(Double(minLat)), abs(Double(maxLat))) * 1e-7) * .pi / 180)
         let spanLat = max(1, Double(maxLat) - Double(minLat)), spanLon = max(1, Double(maxLon) - Double(minLon))
         for p in 0..<g.pieceCount {
             for k in Int(g.pieceStart[p])..<(Int(g.pieceStart[p + 1]) - 1) {
@@ -81,6 +85,9 @@ struct SegmentIndex: Sendable {
         let cosφ = cos(c.latitude * .pi / 180)
         // Keys are centimetres, rounded down for boxes so they stay lower bounds.
         let limitKey = UInt32(min(limit * 100, 4e9))
+        // A metre per degree of longitude shrinks towards the poles: the smallest value over
+        // the network and the query keeps box distances lower bounds without a cosine per box.
+        let lonScale = min(cosφ, smallestCosLatitude)
         heap.removeAll()
         let levels = levelStart.count - 1
         heap.push(0, levelStart[levels - 1])
@@ -100,8 +107,7 @@ struct SegmentIndex: Sendable {
                     if d <= limit { heap.push(UInt32(d * 100 + 0.5), box) }
                 } else {
                     let dy = max(boxes[o] - c.latitude, 0, c.latitude - boxes[o + 2]) * mPerDeg
-                    let maxAbs = max(abs(boxes[o]), abs(boxes[o + 2]), abs(c.latitude))
-                    let dx = max(boxes[o + 1] - c.longitude, 0, c.longitude - boxes[o + 3]) * mPerDeg * cos(min(90, maxAbs) * .pi / 180)
+                    let dx = max(boxes[o + 1] - c.longitude, 0, c.longitude - boxes[o + 3]) * mPerDeg * lonScale
                     let d = (dx * dx + dy * dy).squareRoot()
                     if d <= limit { heap.push(UInt32(d * 100), box) }
                 }
