@@ -7,5 +7,5 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 swift build --build-tests
 swift test --skip-build
-echo "== ThreadSanitizer: concurrent zone lookups, GEOS/PROJ per-thread contexts, fleet readers and writers"
-swift test --sanitize=thread --scratch-path .build-tsan --filter "ConcurrencyTests|FleetConcurrencyTests"
+echo "== ThreadSanitizer: concurrent zone lookups, GEOS/PROJ per-thread contexts, fleet readers and writers, routers sharing a graph"
+swift test --sanitize=thread --scratch-path .build-tsan --filter "ConcurrencyTests|FleetConcurrencyTests|concurrentRoutersShareOneNetwork"

@@ -71,11 +71,12 @@ public struct ETA: Sendable, Equatable {
 /// router's geometry buffer until the next query replaces it (copy-on-write).
 public final class Router {
     public let network: RoadNetwork
-    var dist: [UInt32], parentEdge: [UInt32], parentNode: [UInt32], stamp: [UInt32]
-    var distB: [UInt32], parentEdgeB: [UInt32], parentNodeB: [UInt32], stampB: [UInt32]
+    /// The two directions of a search: from the start (forward) and from the end (backward).
+    var forward: SearchSide, backward: SearchSide
+    /// Path lengths (dm) of the one-to-many search's tree.
     var lengthB: [UInt32]
     var generation: UInt32 = 0
-    var heap = MinHeap(), heapB = MinHeap(), snapHeap = MinHeap()
+    var snapHeap = MinHeap()
     var sourceSeeds: [Seed] = [], targetSeeds: [Seed] = []
     var edges: [UInt32] = [], unpackStack: [UInt32] = [], chain: [UInt32] = []
     var geometry: [Coordinate] = [], streets: [String] = []
@@ -92,14 +93,14 @@ public final class Router {
     public init(network: RoadNetwork) {
         self.network = network
         let n = network.nodeCount
-        dist = .init(repeating: 0, count: n); parentEdge = dist; parentNode = dist; stamp = dist
-        distB = dist; parentEdgeB = dist; parentNodeB = dist; stampB = dist; lengthB = dist
+        forward = SearchSide(nodeCount: n); backward = SearchSide(nodeCount: n)
+        lengthB = .init(repeating: 0, count: n)
     }
 
     func nextGeneration() {
         generation &+= 1
         if generation == 0 {
-            for i in stamp.indices { stamp[i] = 0; stampB[i] = 0 }
+            forward.resetStamps(); backward.resetStamps()
             generation = 1
         }
     }
@@ -206,13 +207,24 @@ public final class Router {
         return assemble(from: s, to: t, cost: cost, direct: meet < 0)
     }
 
+    /// Puts the seeds into one side of a search (pushed on its heap when `push`).
+    func plant(_ seeds: [Seed], in side: inout SearchSide, push: Bool, gen: UInt32, key: (Int, UInt32) -> UInt32 = { $1 }) {
+        side.heap.removeAll()
+        for (i, s) in seeds.enumerated() {
+            let v = Int(s.node)
+            if side.stamp[v] != gen || s.cost < side.dist[v] {
+                side.stamp[v] = gen; side.dist[v] = s.cost; side.parentEdge[v] = Self.seedBit | UInt32(i)
+                if push { side.heap.push(key(v, s.cost), v) }
+            }
+        }
+    }
+
     /// A* (or Dijkstra without a goal) from the source seeds to the target seeds. Returns
     /// the cost and the node where the path meets its target seed (-1: the direct path).
     func searchOneWay(metric: Metric, direct: UInt32?, goal: Coordinate?) -> (cost: UInt32, meet: Int)? {
         let g = network
         nextGeneration()
         let gen = generation
-        heap.removeAll()
         var gx = 0.0, gy = 0.0, gz = 0.0
         let scale = goal == nil ? 0 : g.heuristicScale[metric == .time ? 0 : 1]
         if let c = goal {
@@ -220,34 +232,22 @@ public final class Router {
             gx = cos(φ) * cos(λ); gy = cos(φ) * sin(λ); gz = sin(φ)
         }
         @inline(__always) func h(_ v: Int) -> UInt32 { scale == 0 ? 0 : g.heuristic(v, gx, gy, gz, scale) }
-        for (i, s) in sourceSeeds.enumerated() {
-            let v = Int(s.node)
-            if stamp[v] != gen || s.cost < dist[v] {
-                stamp[v] = gen; dist[v] = s.cost; parentEdge[v] = Self.seedBit | UInt32(i)
-                heap.push(plus(s.cost, h(v)), v)
-            }
-        }
-        for (i, s) in targetSeeds.enumerated() {
-            let v = Int(s.node)
-            if stampB[v] != gen || s.cost < distB[v] { stampB[v] = gen; distB[v] = s.cost; parentEdgeB[v] = Self.seedBit | UInt32(i) }
-        }
+        plant(sourceSeeds, in: &forward, push: true, gen: gen) { plus($1, h($0)) }
+        plant(targetSeeds, in: &backward, push: false, gen: gen)
         var best = direct ?? .max, meet = direct == nil ? Int.min : -1
         let weights = metric == .time ? g.timeMs : g.lengthDm
         var count = 0
-        while let (key, u) = heap.pop() {
+        while let (key, u) = forward.heap.pop() {
             if key >= best { break }
-            let d = dist[u]
+            let d = forward.dist[u]
             guard key == plus(d, h(u)) else { continue }
             count += 1
-            if stampB[u] == gen, plus(d, distB[u]) < best { best = plus(d, distB[u]); meet = u }
+            if backward.stamp[u] == gen, plus(d, backward.dist[u]) < best { best = plus(d, backward.dist[u]); meet = u }
             for e in Int(g.firstOut[u])..<Int(g.firstOut[u + 1]) {
                 let x = Int(g.head[e]), nd = plus(d, weights[e])
                 // Reopening is allowed (no closed set), so the answer is exact even where
                 // rounding makes the heuristic slightly inconsistent.
-                if stamp[x] != gen || nd < dist[x] {
-                    stamp[x] = gen; dist[x] = nd; parentEdge[x] = UInt32(e); parentNode[x] = UInt32(u)
-                    heap.push(plus(nd, h(x)), x)
-                }
+                if forward.improve(x, to: nd, edge: UInt32(e), from: u, gen: gen) { forward.heap.push(plus(nd, h(x)), x) }
             }
         }
         settled = count
@@ -259,65 +259,25 @@ public final class Router {
         let ch = network.hierarchies[metric == .time ? 0 : 1]
         nextGeneration()
         let gen = generation
-        heap.removeAll(); heapB.removeAll()
-        for (i, s) in sourceSeeds.enumerated() {
-            let v = Int(s.node)
-            if stamp[v] != gen || s.cost < dist[v] {
-                stamp[v] = gen; dist[v] = s.cost; parentEdge[v] = Self.seedBit | UInt32(i); heap.push(s.cost, v)
-            }
-        }
-        for (i, s) in targetSeeds.enumerated() {
-            let v = Int(s.node)
-            if stampB[v] != gen || s.cost < distB[v] {
-                stampB[v] = gen; distB[v] = s.cost; parentEdgeB[v] = Self.seedBit | UInt32(i); heapB.push(s.cost, v)
-            }
-        }
+        plant(sourceSeeds, in: &forward, push: true, gen: gen)
+        plant(targetSeeds, in: &backward, push: true, gen: gen)
         var best = direct ?? .max, meet = direct == nil ? Int.min : -1
         var count = 0
         while true {
-            let fk = heap.peekKey ?? .max, bk = heapB.peekKey ?? .max
+            let fk = forward.heap.peekKey ?? .max, bk = backward.heap.peekKey ?? .max
             if min(fk, bk) >= best { break }
+            // The forward side climbs `up` arcs and is stalled by `down` ones; the backward
+            // side the other way round.
             if fk <= bk {
-                let (d, u) = heap.pop()!
-                guard d == dist[u] else { continue }
-                count += 1
-                if stampB[u] == gen, plus(d, distB[u]) < best { best = plus(d, distB[u]); meet = u }
-                if stalled(u, d, ch.downFirst, ch.down, stamp, dist, gen) { continue }
-                for k in Int(ch.upFirst[u])..<Int(ch.upFirst[u + 1]) {
-                    let a = ch.up[k], x = Int(a.node), nd = plus(d, a.weight)
-                    if stamp[x] != gen || nd < dist[x] {
-                        stamp[x] = gen; dist[x] = nd; parentEdge[x] = a.edge; parentNode[x] = UInt32(u)
-                        heap.push(nd, x)
-                    }
-                }
+                count += forward.settleNext(other: backward, arcs: ch.upFirst, ch.up, stall: ch.downFirst, ch.down,
+                                            gen: gen, best: &best, meet: &meet)
             } else {
-                let (d, u) = heapB.pop()!
-                guard d == distB[u] else { continue }
-                count += 1
-                if stamp[u] == gen, plus(d, dist[u]) < best { best = plus(d, dist[u]); meet = u }
-                if stalled(u, d, ch.upFirst, ch.up, stampB, distB, gen) { continue }
-                for k in Int(ch.downFirst[u])..<Int(ch.downFirst[u + 1]) {
-                    let a = ch.down[k], x = Int(a.node), nd = plus(d, a.weight)
-                    if stampB[x] != gen || nd < distB[x] {
-                        stampB[x] = gen; distB[x] = nd; parentEdgeB[x] = a.edge; parentNodeB[x] = UInt32(u)
-                        heapB.push(nd, x)
-                    }
-                }
+                count += backward.settleNext(other: forward, arcs: ch.downFirst, ch.down, stall: ch.upFirst, ch.up,
+                                             gen: gen, best: &best, meet: &meet)
             }
         }
         settled = count
         return meet == Int.min ? nil : (best, meet)
-    }
-
-    /// Stall-on-demand: u is not expanded when a higher node already reached by this search
-    /// reaches u more cheaply by an arc going down, since then d is not u's distance.
-    @inline(__always) private func stalled(_ u: Int, _ d: UInt32, _ first: [UInt32], _ arcs: [HierarchyArc],
-                                           _ stamp: [UInt32], _ dist: [UInt32], _ gen: UInt32) -> Bool {
-        for k in Int(first[u])..<Int(first[u + 1]) {
-            let a = arcs[k], x = Int(a.node)
-            if stamp[x] == gen, plus(dist[x], a.weight) < d { return true }
-        }
-        return false
     }
 
     /// Fills `edges` with the network edges of the path through `meet`: the source seed's
@@ -325,12 +285,12 @@ public final class Router {
     func collectPath(meet: Int, hierarchy: ContractionHierarchy?) {
         chain.removeAll(keepingCapacity: true)
         var v = meet
-        while parentEdge[v] & Self.seedBit == 0 { chain.append(parentEdge[v]); v = Int(parentNode[v]) }
-        edges.append(sourceSeeds[Int(parentEdge[v] & ~Self.seedBit)].edge)
+        while forward.parentEdge[v] & Self.seedBit == 0 { chain.append(forward.parentEdge[v]); v = Int(forward.parentNode[v]) }
+        edges.append(sourceSeeds[Int(forward.parentEdge[v] & ~Self.seedBit)].edge)
         for e in chain.reversed() { appendEdge(e, hierarchy) }
         v = meet
-        while parentEdgeB[v] & Self.seedBit == 0 { appendEdge(parentEdgeB[v], hierarchy); v = Int(parentNodeB[v]) }
-        edges.append(targetSeeds[Int(parentEdgeB[v] & ~Self.seedBit)].edge)
+        while backward.parentEdge[v] & Self.seedBit == 0 { appendEdge(backward.parentEdge[v], hierarchy); v = Int(backward.parentNode[v]) }
+        edges.append(targetSeeds[Int(backward.parentEdge[v] & ~Self.seedBit)].edge)
     }
 
     @inline(__always) private func appendEdge(_ e: UInt32, _ hierarchy: ContractionHierarchy?) {
@@ -413,30 +373,26 @@ public final class Router {
             seeds(of: s, metric: .time, leaving: true, into: &cabSeeds)
         }
         cabSeedStart.append(cabSeeds.count)
-        for s in cabSeeds where stamp[Int(s.node)] != gen { stamp[Int(s.node)] = gen; waiting += 1 }
+        for s in cabSeeds where forward.stamp[Int(s.node)] != gen { forward.stamp[Int(s.node)] = gen; waiting += 1 }
 
         targetSeeds.removeAll(keepingCapacity: true)
         seeds(of: t, metric: .time, leaving: false, into: &targetSeeds)
-        heapB.removeAll()
-        for s in targetSeeds {
-            let v = Int(s.node)
-            if stampB[v] != gen || s.cost < distB[v] {
-                stampB[v] = gen; distB[v] = s.cost
-                lengthB[v] = s.edge == RoadNetwork.none ? 0 : Self.partial(share(of: t, leaving: false, along: Int(s.edge)), g.lengthDm[Int(s.edge)])
-                heapB.push(s.cost, v)
-            }
+        plant(targetSeeds, in: &backward, push: true, gen: gen)
+        for s in targetSeeds {  // the path length from each seed node's cheapest seed
+            let v = Int(s.node), chosen = targetSeeds[Int(backward.parentEdge[v] & ~Self.seedBit)]
+            lengthB[v] = chosen.edge == RoadNetwork.none ? 0 : Self.partial(share(of: t, leaving: false, along: Int(chosen.edge)), g.lengthDm[Int(chosen.edge)])
         }
         var count = 0
-        while waiting > 0, let (d, u) = heapB.pop() {
+        while waiting > 0, let (d, u) = backward.heap.pop() {
             if d > limit { break }
-            guard d == distB[u] else { continue }
+            guard d == backward.dist[u] else { continue }
             count += 1
-            if stamp[u] == gen { stamp[u] = 0; waiting -= 1 }
+            if forward.stamp[u] == gen { forward.stamp[u] = 0; waiting -= 1 }
             for k in Int(g.firstIn[u])..<Int(g.firstIn[u + 1]) {
                 let e = Int(g.inEdge[k]), x = Int(g.tail[e]), nd = plus(d, g.timeMs[e])
-                if stampB[x] != gen || nd < distB[x] {
-                    stampB[x] = gen; distB[x] = nd; lengthB[x] = plus(lengthB[u], g.lengthDm[e])
-                    heapB.push(nd, x)
+                if backward.improve(x, to: nd, edge: UInt32(e), from: u, gen: gen) {
+                    lengthB[x] = plus(lengthB[u], g.lengthDm[e])
+                    backward.heap.push(nd, x)
                 }
             }
         }
@@ -446,8 +402,8 @@ public final class Router {
         for (i, s) in snaps.enumerated() {
             guard let s else { answers.append(nil); continue }
             var best: (ms: UInt32, dm: UInt32)?
-            for seed in cabSeeds[cabSeedStart[i]..<cabSeedStart[i + 1]] where stampB[Int(seed.node)] == gen {
-                let ms = plus(seed.cost, distB[Int(seed.node)])
+            for seed in cabSeeds[cabSeedStart[i]..<cabSeedStart[i + 1]] where backward.stamp[Int(seed.node)] == gen {
+                let ms = plus(seed.cost, backward.dist[Int(seed.node)])
                 let start = seed.edge == RoadNetwork.none ? 0 : Self.partial(share(of: s, leaving: true, along: Int(seed.edge)), g.lengthDm[Int(seed.edge)])
                 let dm = plus(start, lengthB[Int(seed.node)])
                 if best == nil || ms < best!.ms { best = (ms, dm) }
@@ -466,6 +422,47 @@ public final class Router {
     func share(of s: Snap, leaving: Bool, along e: Int) -> Double {
         let toHead = network.edgePiece[e] & RoadNetwork.reversedBit != 0 ? s.fraction : 1 - s.fraction
         return leaving ? toHead : 1 - toHead
+    }
+}
+
+/// One direction of a search: tentative costs and the edge and node each was reached by,
+/// valid where `stamp` equals the router's generation, and the queue.
+struct SearchSide {
+    var dist: [UInt32], parentEdge: [UInt32], parentNode: [UInt32], stamp: [UInt32]
+    var heap = MinHeap()
+
+    init(nodeCount n: Int) {
+        dist = .init(repeating: 0, count: n); parentEdge = dist; parentNode = dist; stamp = dist
+    }
+
+    mutating func resetStamps() { for i in stamp.indices { stamp[i] = 0 } }
+
+    /// Records x at cost d (reached by `edge` from `u`) if that is new or better.
+    @inline(__always) mutating func improve(_ x: Int, to d: UInt32, edge: UInt32, from u: Int, gen: UInt32) -> Bool {
+        guard stamp[x] != gen || d < dist[x] else { return false }
+        stamp[x] = gen; dist[x] = d; parentEdge[x] = edge; parentNode[x] = UInt32(u)
+        return true
+    }
+
+    /// Settles the next node of a hierarchy search along `arcs`, noting a better meeting
+    /// with the other side. Stall-on-demand: a node reached more cheaply through a `stall`
+    /// arc from a higher node this side has seen is not expanded, since its cost is not
+    /// yet its distance. Returns 1 when a node was settled, 0 for a stale queue entry.
+    @inline(__always) mutating func settleNext(other: SearchSide, arcs first: [UInt32], _ arcs: [HierarchyArc],
+                                               stall stallFirst: [UInt32], _ stallArcs: [HierarchyArc],
+                                               gen: UInt32, best: inout UInt32, meet: inout Int) -> Int {
+        let (d, u) = heap.pop()!
+        guard d == dist[u] else { return 0 }
+        if other.stamp[u] == gen, plus(d, other.dist[u]) < best { best = plus(d, other.dist[u]); meet = u }
+        for k in Int(stallFirst[u])..<Int(stallFirst[u + 1]) {
+            let a = stallArcs[k], x = Int(a.node)
+            if stamp[x] == gen, plus(dist[x], a.weight) < d { return 1 }
+        }
+        for k in Int(first[u])..<Int(first[u + 1]) {
+            let a = arcs[k], x = Int(a.node), nd = plus(d, a.weight)
+            if improve(x, to: nd, edge: a.edge, from: u, gen: gen) { heap.push(nd, x) }
+        }
+        return 1
     }
 }
 
