@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "Fleet", dependencies: ["SpatialIndex", "Zones", "Geodesy"], exclude: ["README.md"]),
         .target(name: "Favourites", dependencies: ["Geodesy", "Projection"], exclude: ["README.md"]),
         .target(name: "OSM", dependencies: ["CZlib"], exclude: ["README.md"]),
-        .target(name: "RoadGraph", dependencies: ["OSM", "Geodesy", "BinaryFile", "CSVFile"], exclude: ["README.md"]),
+        .target(name: "RoadGraph", dependencies: ["OSM", "Geodesy", "SpatialIndex", "BinaryFile", "CSVFile"], exclude: ["README.md"]),
         .executableTarget(
             name: "WayfareCLI",
             dependencies: [

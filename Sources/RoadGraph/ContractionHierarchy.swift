@@ -1,3 +1,5 @@
+import SpatialIndex
+
 /// One arc of a contraction hierarchy: to `node`, at `weight`, along edge or shortcut `edge`.
 struct HierarchyArc: BitwiseCopyable, Sendable {
     var node: UInt32
@@ -208,47 +210,5 @@ private struct Contractor {
                 depth[x] = max(depth[x], depth[v] + 1)
             }
         }
-    }
-}
-
-/// A binary min-heap of (key, node) packed into one UInt64, so a comparison is one integer
-/// compare. Stale entries are skipped by the caller (lazy deletion).
-struct MinHeap {
-    private(set) var items: [UInt64] = []
-
-    var isEmpty: Bool { items.isEmpty }
-    var count: Int { items.count }
-    var peekKey: UInt32? { items.first.map { UInt32($0 >> 32) } }
-
-    mutating func removeAll() { items.removeAll(keepingCapacity: true) }
-
-    @inline(__always) mutating func push(_ key: UInt32, _ node: Int) {
-        var i = items.count
-        let item = UInt64(key) << 32 | UInt64(node)
-        items.append(item)
-        while i > 0 {
-            let parent = (i - 1) >> 1
-            guard items[parent] > item else { break }
-            items[i] = items[parent]; i = parent
-        }
-        items[i] = item
-    }
-
-    @inline(__always) mutating func pop() -> (UInt32, Int)? {
-        guard let top = items.first else { return nil }
-        let last = items.removeLast()
-        if !items.isEmpty {
-            var i = 0
-            let n = items.count
-            while true {
-                var child = 2 * i + 1
-                guard child < n else { break }
-                if child + 1 < n && items[child + 1] < items[child] { child += 1 }
-                guard items[child] < last else { break }
-                items[i] = items[child]; i = child
-            }
-            items[i] = last
-        }
-        return (UInt32(top >> 32), Int(top & 0xFFFF_FFFF))
     }
 }

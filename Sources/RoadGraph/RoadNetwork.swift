@@ -1,5 +1,6 @@
 import Foundation
 import Geodesy
+import SpatialIndex
 
 /// The two costs a route can minimise.
 public enum Metric: String, Sendable, CaseIterable {
@@ -60,7 +61,7 @@ public struct RoadNetwork: Sendable {
     var unitX: [Double] = [], unitY: [Double] = [], unitZ: [Double] = []
     /// Cost units per metre of straight line that no edge beats, per metric.
     var heuristicScale: [Double] = [0, 0]
-    var segments = SegmentIndex()
+    var segments = SegmentTree()
 
     static let reversedBit: UInt32 = 1 << 31
     static let none = UInt32.max
@@ -122,7 +123,7 @@ public struct RoadNetwork: Sendable {
         }
         // A margin for the chord-versus-haversine and rounding differences.
         heuristicScale = scale.map { $0.isFinite ? $0 * 0.999 : 0 }
-        segments = SegmentIndex(network: self)
+        segments = SegmentTree(latE7: pointLatE7, lonE7: pointLonE7, lineStart: pieceStart)
     }
 
     /// Straight-line lower bound on the cost from node v to the point (x, y, z).

@@ -1,5 +1,6 @@
 import Foundation
 import Geodesy
+import SpatialIndex
 
 /// How a route is searched. All three return exactly the same cost.
 public enum RoutingAlgorithm: String, Sendable, CaseIterable {
@@ -115,7 +116,7 @@ public final class Router {
         }
         let cosφ = cos(c.latitude * .pi / 180)
         let t = g.segments.project(c, onSegment: s, cosφ: cosφ).t
-        let k = Int(g.segments.segmentPoint[s]), piece = Int(g.segments.segmentPiece[s])
+        let k = Int(g.segments.segmentPoint[s]), piece = Int(g.segments.segmentLine[s])
         let a = g.pointCoordinate(k), b = g.pointCoordinate(k + 1)
         let point = Coordinate(unchecked: a.latitude + t * (b.latitude - a.latitude),
                                a.longitude + t * (b.longitude - a.longitude))

@@ -1,61 +1,65 @@
 import Foundation
 import Geodesy
 
-/// A packed, static R-tree over the network's geometry segments, for snapping a
-/// coordinate to the nearest point on a road (flatbush-style: segments sorted along a
+/// A packed, static R-tree over the segments of many polylines, for finding the nearest
+/// point on a road or street to a coordinate (flatbush-style: segments sorted along a
 /// Hilbert curve, sixteen per node, every level in one flat array).
+///
+/// Polylines are given as CSR arrays: line g runs through the points
+/// `lineStart[g] ..< lineStart[g + 1]` of `latE7`/`lonE7` (1e-7 degrees); each pair of
+/// consecutive points is a segment. `Sendable`: immutable arrays.
 ///
 /// Distances are measured in a plane tangent at the query's latitude (equirectangular),
 /// which is within 0.01 % of the great-circle distance over the kilometre a snap may span.
 /// Longitudes are not wrapped: a network crossing the antimeridian is not supported.
-struct SegmentIndex: Sendable {
+public struct SegmentTree: Sendable {
     static let fanout = 16
     /// Boxes of every level, leaves (segments) first: minLat, minLon, maxLat, maxLon.
     var boxes: [Double] = []
     /// Where each level starts in `boxes` (in boxes); the last level is the root.
     var levelStart: [Int] = []
-    /// The network's points (shared storage, not a copy).
-    var pointLatE7: [Int32] = []
-    var pointLonE7: [Int32] = []
+    /// The polylines' points (shared storage, not a copy).
+    public private(set) var pointLatE7: [Int32] = []
+    public private(set) var pointLonE7: [Int32] = []
     /// The first point (global index) of each segment, in leaf order.
-    var segmentPoint: [UInt32] = []
-    /// The piece of each segment, in leaf order.
-    var segmentPiece: [UInt32] = []
+    public private(set) var segmentPoint: [UInt32] = []
+    /// The polyline of each segment, in leaf order.
+    public private(set) var segmentLine: [UInt32] = []
 
     /// cos of the largest |latitude| of any point.
     var smallestCosLatitude = 1.0
 
-    var memoryBytes: Int { boxes.count * 8 + segmentPoint.count * 8 }  // points are the network's
+    public var memoryBytes: Int { boxes.count * 8 + segmentPoint.count * 8 }  // points are the network's
 
-    init() {}
+    public init() {}
 
-    init(network g: RoadNetwork) {
+    public init(latE7: [Int32], lonE7: [Int32], lineStart: [UInt32]) {
         var items: [(key: UInt64, point: UInt32, piece: UInt32)] = []
         var minLat = Int32.max, minLon = Int32.max, maxLat = Int32.min, maxLon = Int32.min
-        for k in g.pointLatE7.indices {
-            minLat = min(minLat, g.pointLatE7[k]); maxLat = max(maxLat, g.pointLatE7[k])
-            minLon = min(minLon, g.pointLonE7[k]); maxLon = max(maxLon, g.pointLonE7[k])
+        for k in latE7.indices {
+            minLat = min(minLat, latE7[k]); maxLat = max(maxLat, latE7[k])
+            minLon = min(minLon, lonE7[k]); maxLon = max(maxLon, lonE7[k])
         }
         smallestCosLatitude = cos(min(90, max(abs(Double(minLat)), abs(Double(maxLat))) * 1e-7) * .pi / 180)
         let spanLat = max(1, Double(maxLat) - Double(minLat)), spanLon = max(1, Double(maxLon) - Double(minLon))
-        for p in 0..<g.pieceCount {
-            for k in Int(g.pieceStart[p])..<(Int(g.pieceStart[p + 1]) - 1) {
-                let cy = (Double(g.pointLatE7[k]) + Double(g.pointLatE7[k + 1])) / 2
-                let cx = (Double(g.pointLonE7[k]) + Double(g.pointLonE7[k + 1])) / 2
+        for p in 0..<(lineStart.count - 1) {
+            for k in Int(lineStart[p])..<(Int(lineStart[p + 1]) - 1) {
+                let cy = (Double(latE7[k]) + Double(latE7[k + 1])) / 2
+                let cx = (Double(lonE7[k]) + Double(lonE7[k + 1])) / 2
                 let hx = UInt32((cx - Double(minLon)) / spanLon * 65535), hy = UInt32((cy - Double(minLat)) / spanLat * 65535)
-                items.append((hilbert(hx, hy), UInt32(k), UInt32(p)))
+                items.append((hilbertIndex(hx, hy), UInt32(k), UInt32(p)))
             }
         }
         items.sort { $0.key < $1.key }
-        pointLatE7 = g.pointLatE7; pointLonE7 = g.pointLonE7
+        pointLatE7 = latE7; pointLonE7 = lonE7
         segmentPoint = items.map(\.point)
-        segmentPiece = items.map(\.piece)
+        segmentLine = items.map(\.piece)
         boxes.reserveCapacity(items.count * 4 * 17 / 16 + 8)
         levelStart = [0]
         for it in items {
             let a = Int(it.point)
-            let la = Double(g.pointLatE7[a]) * 1e-7, lb = Double(g.pointLatE7[a + 1]) * 1e-7
-            let oa = Double(g.pointLonE7[a]) * 1e-7, ob = Double(g.pointLonE7[a + 1]) * 1e-7
+            let la = Double(latE7[a]) * 1e-7, lb = Double(latE7[a + 1]) * 1e-7
+            let oa = Double(lonE7[a]) * 1e-7, ob = Double(lonE7[a + 1]) * 1e-7
             boxes += [min(la, lb), min(oa, ob), max(la, lb), max(oa, ob)]
         }
         var count = items.count
@@ -78,8 +82,9 @@ struct SegmentIndex: Sendable {
         levelStart.append(levelStart.last! + count)
     }
 
-    /// The nearest segment to a coordinate within `limit` metres, and its planar distance.
-    func nearest(to c: Coordinate, within limit: Double, heap: inout MinHeap) -> (segment: Int, metres: Double)? {
+    /// The nearest segment to a coordinate within `limit` metres, and its planar distance;
+    /// `heap` is the caller's scratch space (no allocation once it has grown).
+    public func nearest(to c: Coordinate, within limit: Double, heap: inout MinHeap) -> (segment: Int, metres: Double)? {
         guard !segmentPoint.isEmpty else { return nil }
         let mPerDeg = Earth.meanRadius * .pi / 180
         let cosφ = cos(c.latitude * .pi / 180)
@@ -118,7 +123,7 @@ struct SegmentIndex: Sendable {
 
     /// The closest point of segment `s` to c: its fraction along the segment and its planar
     /// distance in metres.
-    @inline(__always) func project(_ c: Coordinate, onSegment s: Int, cosφ: Double) -> (t: Double, metres: Double) {
+    @inline(__always) public func project(_ c: Coordinate, onSegment s: Int, cosφ: Double) -> (t: Double, metres: Double) {
         let mPerDeg = Earth.meanRadius * .pi / 180
         let a = Int(segmentPoint[s])
         let ax = (Double(pointLonE7[a]) * 1e-7 - c.longitude) * cosφ * mPerDeg, ay = (Double(pointLatE7[a]) * 1e-7 - c.latitude) * mPerDeg
@@ -131,7 +136,7 @@ struct SegmentIndex: Sendable {
 }
 
 /// Position of (x, y) along a Hilbert curve over a 2^16 × 2^16 grid.
-func hilbert(_ x0: UInt32, _ y0: UInt32) -> UInt64 {
+func hilbertIndex(_ x0: UInt32, _ y0: UInt32) -> UInt64 {
     var x = x0, y = y0, d: UInt64 = 0
     var s: UInt32 = 1 << 15
     while s > 0 {
