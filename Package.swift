@@ -6,6 +6,7 @@ import PackageDescription
 //   Projection (PROJ), Geometry (GEOS)   the only modules that import C libraries
 //   OSM (zlib)                  OpenStreetMap PBF and XML readers
 //   RoadGraph                   car profile and road graphs (from OSM or CSV)
+//   Geocoding                   address and place lookup tables (from OSM and a gazetteer)
 //   Zones                       service areas and taxi zones
 //   WayfareCLI                  the `wayfare` command line
 let package = Package(
@@ -23,6 +24,7 @@ let package = Package(
         .library(name: "Favourites", targets: ["Favourites"]),
         .library(name: "OSM", targets: ["OSM"]),
         .library(name: "RoadGraph", targets: ["RoadGraph"]),
+        .library(name: "Geocoding", targets: ["Geocoding"]),
         .executable(name: "wayfare", targets: ["WayfareCLI"]),
     ],
     dependencies: [
@@ -45,6 +47,7 @@ let package = Package(
         .target(name: "Fleet", dependencies: ["SpatialIndex", "Zones", "Geodesy"], exclude: ["README.md"]),
         .target(name: "Favourites", dependencies: ["Geodesy", "Projection"], exclude: ["README.md"]),
         .target(name: "OSM", dependencies: ["CZlib"], exclude: ["README.md"]),
+        .target(name: "Geocoding", dependencies: ["OSM", "Geodesy", "SpatialIndex", "BinaryFile", "CSVFile"], exclude: ["README.md"]),
         .target(name: "RoadGraph", dependencies: ["OSM", "Geodesy", "SpatialIndex", "BinaryFile", "CSVFile"], exclude: ["README.md"]),
         .executableTarget(
             name: "WayfareCLI",
@@ -63,6 +66,7 @@ let package = Package(
         .testTarget(name: "FleetTests", dependencies: ["Fleet", "Favourites", "SpatialIndex", "Zones", "Geodesy", "Projection", "TestSupport"]),
         .testTarget(name: "OSMTests", dependencies: ["OSM", "TestSupport"]),
         .testTarget(name: "RoadGraphTests", dependencies: ["RoadGraph", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
+        .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "OSM", "Geodesy", "TestSupport"]),
         .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "Geodesy", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

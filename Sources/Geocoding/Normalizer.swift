@@ -1,0 +1,99 @@
+import Foundation
+
+/// Turns names and typed queries into comparable tokens: case and diacritics folded,
+/// punctuation removed, and the common street-type abbreviations of English, French, German
+/// and Finnish mapped to one canonical form, so "Bd des Moulins" and "boulevard des
+/// moulins" give the same tokens.
+public enum Normalizer {
+    /// Canonical forms: every spelling on the left becomes the token on the right. Street
+    /// types take their short form; "st" stands for both Street and Saint (the pair is
+    /// ambiguous in real addresses, and matching either is what a passenger expects).
+    static let canonical: [String: String] = [
+        "street": "st", "st": "st", "saint": "st", "sainte": "ste", "ste": "ste",
+        "avenue": "av", "ave": "av", "av": "av", "boulevard": "bd", "bd": "bd", "bld": "bd", "blvd": "bd", "boul": "bd",
+        "place": "pl", "pl": "pl", "road": "rd", "rd": "rd", "drive": "dr", "dr": "dr", "lane": "ln", "ln": "ln",
+        "square": "sq", "sq": "sq", "route": "rte", "rte": "rte", "chemin": "ch", "ch": "ch", "impasse": "imp", "imp": "imp",
+        "strasse": "strasse", "str": "strasse", "platz": "platz", "pl.": "pl",
+    ]
+
+    /// Folds case and diacritics: "Île-de-France" → "ile-de-france", "Straße" → "strasse".
+    public static func fold(_ text: String) -> String {
+        var s = text.lowercased()
+        for (from, to) in [("ß", "ss"), ("æ", "ae"), ("œ", "oe"), ("ø", "o"), ("đ", "d"), ("ł", "l"), ("ı", "i")] where s.contains(from) {
+            s = s.replacingOccurrences(of: from, with: to)
+        }
+        return s.folding(options: [.diacriticInsensitive], locale: nil)
+    }
+
+    /// The tokens of a name or query, canonical.
+    public static func tokens(_ text: String) -> [String] {
+        var out: [String] = []
+        for raw in fold(text).split(whereSeparator: { $0 == " " || $0 == "," || $0 == ";" || $0 == "/" || $0 == "\t" }) {
+            var word = String(raw)
+            // Abbreviated suffixes, recognised by their dot: "Mannerheimint." is rare, but
+            // "Hämeentie"/"Aleksanterink." and "Hauptstr." are common.
+            if word.hasSuffix("k."), word.count > 3 { word = String(word.dropLast(2)) + "katu" }
+            if word.hasSuffix("str."), word.count > 5 { word = String(word.dropLast(4)) + "strasse" }
+            // Punctuation splits and vanishes ("d'Ostende" → "d", "ostende").
+            let parts = word.split(whereSeparator: { !($0.isLetter || $0.isNumber) })
+            for p in parts {
+                var t = String(p)
+                if let c = canonical[t] { t = c }
+                else if t.count > 4 && t.hasSuffix("str") { t += "asse" }  // "hauptstr" → "hauptstrasse"
+                out.append(t)
+            }
+        }
+        return out
+    }
+
+    /// A house number token: digits with an optional short suffix ("12", "12a", "12bis").
+    static func isHouseNumber(_ t: String) -> Bool {
+        guard let first = t.first, first.isNumber else { return false }
+        let digits = t.prefix(while: \.isNumber)
+        let rest = t.dropFirst(digits.count)
+        return digits.count <= 5 && rest.count <= 3 && rest.allSatisfy(\.isLetter)
+    }
+
+    /// The house number of a query, if it has one, and the other tokens. A suffix typed
+    /// apart ("12 bis", "12 A") joins its number.
+    static func splitHouseNumber(_ tokens: [String]) -> (number: String?, rest: [String]) {
+        var rest: [String] = [], number: String?
+        var i = 0
+        while i < tokens.count {
+            let t = tokens[i]
+            if number == nil, isHouseNumber(t) {
+                var n = t
+                if i + 1 < tokens.count, ["bis", "ter", "quater"].contains(tokens[i + 1]) || (tokens[i + 1].count == 1 && tokens[i + 1].first!.isLetter && t.allSatisfy(\.isNumber)) {
+                    n += tokens[i + 1]; i += 1
+                }
+                number = n
+            } else {
+                rest.append(t)
+            }
+            i += 1
+        }
+        return (number, rest)
+    }
+
+    /// The numeric part of a house number ("12bis" → 12).
+    static func numericPart(_ number: String) -> Int? { Int(number.prefix(while: \.isNumber)) }
+
+    /// Whether two words are at most one edit apart: an insertion, a deletion, a
+    /// substitution, or two neighbouring letters swapped (the commonest typing slip).
+    static func withinOneEdit(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        if a == b { return true }
+        if a.count == b.count, let i = a.indices.first(where: { a[$0] != b[$0] }), i + 1 < a.count,
+           a[i] == b[i + 1], a[i + 1] == b[i], a[(i + 2)...] == b[(i + 2)...] { return true }
+        let (s, l) = a.count <= b.count ? (a, b) : (b, a)
+        guard l.count - s.count <= 1 else { return false }
+        var i = 0, j = 0, edits = 0
+        while i < s.count && j < l.count {
+            if s[i] == l[j] { i += 1; j += 1; continue }
+            edits += 1
+            if edits > 1 { return false }
+            if s.count == l.count { i += 1 }
+            j += 1
+        }
+        return edits + (l.count - j) + (s.count - i) <= 1
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import Geodesy
+import SpatialIndex
+
+/// How exactly a forward answer matches the typed house number.
+public enum AddressPrecision: String, Sendable {
+    /// The number is in the table.
+    case exact
+    /// Placed between the nearest known numbers on the same street.
+    case interpolated
+    /// The number is unknown; the answer is the street itself.
+    case street
+}
+
+/// One forward geocoding answer.
+public struct GeocodeCandidate: Sendable, Equatable {
+    public var label: String
+    public var coordinate: Coordinate
+    public var kind: PlaceKind
+    /// 0…1: how well the text matches (exact words beat prefixes beat typos; a name fully
+    /// covered by the query beats a longer one).
+    public var score: Double
+    /// For a query with a house number: how the number was placed.
+    public var precision: AddressPrecision?
+}
+
+/// One reverse geocoding answer.
+public struct ReverseAnswer: Sendable, Equatable {
+    public var label: String
+    public var coordinate: Coordinate
+    public var kind: PlaceKind
+    /// Great-circle metres from the query.
+    public var metres: Double
+}
+
+/// Scratch space for searches on one thread (not `Sendable`).
+public final class GeocoderWorkspace {
+    var rtree = SearchWorkspace()
+    var neighbours: [Neighbour] = []
+    var heap = MinHeap()
+    public init() {}
+}
+
+extension GeocoderTable {
+    /// Queries longer than this are refused rather than searched.
+    public static let maxQueryLength = 256
+
+    /// Ranked candidates for a typed query: by text score, then by distance to `focus`
+    /// (the passenger's position) when given; `accept` can restrict results to a service
+    /// area. The last word may be a prefix (type-ahead); words of five letters or more
+    /// may carry one typo.
+    public func geocode(_ query: String, near focus: Coordinate? = nil, limit: Int = 5,
+                        accept: ((Coordinate) -> Bool)? = nil) throws(GeocoderError) -> [GeocodeCandidate] {
+        guard query.utf8.count <= Self.maxQueryLength else {
+            throw GeocoderError("query too long (\(query.utf8.count) bytes; at most \(Self.maxQueryLength))")
+        }
+        guard !query.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw GeocoderError("query contains control characters")
+        }
+        let (number, words) = Normalizer.splitHouseNumber(Normalizer.tokens(query))
+        guard !words.isEmpty else {
+            throw GeocoderError(number == nil ? "empty query" : "a house number alone is not an address (add the street)")
+        }
+        // Each word's matching tokens with a quality: exact 1, prefix (last word) 0.9, typo 0.8.
+        var matches: [[UInt32: Double]] = []
+        for (i, w) in words.enumerated() {
+            var m: [UInt32: Double] = [:]
+            if let id = tokenID(w) { m[UInt32(id)] = 1 }
+            if i == words.count - 1 {
+                var k = lowerBound(w)
+                // A short prefix stops after a few hundred tokens: the passenger is still typing.
+                let cap = w.count < 3 ? 200 : 5_000
+                while k < tokens.count, m.count < cap, tokens[k].utf8.starts(with: w.utf8) {
+                    if m[UInt32(k)] == nil { m[UInt32(k)] = 0.9 }
+                    k += 1
+                }
+            }
+            if m.isEmpty && w.utf8.count >= 5 { typoMatches(w, into: &m) }
+            guard !m.isEmpty else { return [] }
+            matches.append(m)
+        }
+        // Drive the search with the word whose tokens have the fewest entries.
+        func postings(_ m: [UInt32: Double]) -> Int { m.keys.reduce(0) { $0 + Int(tokenEntryStart[Int($1) + 1] - tokenEntryStart[Int($1)]) } }
+        let driver = matches.indices.min { postings(matches[$0]) < postings(matches[$1]) }!
+        var seen = Set<UInt32>()
+        var found: [(GeocodeCandidate, Double)] = []
+        for tok in matches[driver].keys {
+            for k in Int(tokenEntryStart[Int(tok)])..<Int(tokenEntryStart[Int(tok) + 1]) {
+                let e = tokenEntries[k]
+                guard seen.insert(e).inserted, let text = textScore(entry: Int(e), matches) else { continue }
+                for c in candidates(entry: Int(e), text: text, number: number) {
+                    if let accept, !accept(c.coordinate) { continue }
+                    found.append((c, focus.map { c.coordinate.distance(to: $0) } ?? 0))
+                }
+            }
+        }
+        // Text first (to the hundredth), then nearness to the focus, then kind and label.
+        found.sort { a, b in
+            let sa = (a.0.score * 100).rounded(), sb = (b.0.score * 100).rounded()
+            if sa != sb { return sa > sb }
+            if a.1 != b.1 { return a.1 < b.1 }
+            // At an equal score a city beats a place of the same name ("Helsinki" the city,
+            // not the station).
+            let order: [PlaceKind: Int] = [.address: 0, .street: 1, .city: 2, .place: 3]
+            if a.0.kind != b.0.kind { return order[a.0.kind]! < order[b.0.kind]! }
+            return a.0.label < b.0.label
+        }
+        return Array(found.prefix(max(0, limit)).map(\.0))
+    }
+
+    /// Tokens one edit away from `w`, via the deletion index, verified.
+    func typoMatches(_ w: String, into m: inout [UInt32: Double]) {
+        let bytes = Array(w.utf8)
+        func consider(_ hash: UInt64) {
+            var lo = 0, hi = deletionHash.count
+            while lo < hi { let mid = (lo + hi) >> 1; if deletionHash[mid] < hash { lo = mid + 1 } else { hi = mid } }
+            while lo < deletionHash.count && deletionHash[lo] == hash {
+                let t = deletionToken[lo]
+                if m[t] == nil, Normalizer.withinOneEdit(bytes, Array(tokens[Int(t)].utf8)) { m[t] = 0.8 }
+                lo += 1
+            }
+        }
+        consider(Self.hash(bytes))  // a letter missing from the query, or a substitution's partner
+        for k in bytes.indices {
+            var d = bytes
+            d.remove(at: k)
+            consider(Self.hash(d))  // a substitution or an extra letter
+            if let id = tokenID(String(decoding: d, as: UTF8.self)), m[UInt32(id)] == nil { m[UInt32(id)] = 0.8 }
+        }
+    }
+
+    /// How well entry e's name matches every word, or nil when a word matches none of it.
+    func textScore(entry e: Int, _ matches: [[UInt32: Double]]) -> Double? {
+        let range = Int(entryTokenStart[e])..<Int(entryTokenStart[e + 1])
+        var total = 0.0
+        var used = Set<Int>()
+        for m in matches {
+            var best = 0.0, at = -1
+            for k in range where !used.contains(k) { if let q = m[entryTokens[k]], q > best { best = q; at = k } }
+            guard at >= 0 else { return nil }
+            used.insert(at); total += best
+        }
+        let quality = total / Double(matches.count)
+        let coverage = Double(used.count) / Double(max(1, range.count))
+        return 0.7 * quality + 0.3 * coverage
+    }
+
+    /// The answers an entry gives a query: itself, or for a street and a house number, the
+    /// address (exact or interpolated) or the street as a fallback.
+    func candidates(entry e: Int, text: Double, number: String?) -> [GeocodeCandidate] {
+        let kind = PlaceKind(rawValue: entryKind[e])!
+        let here = Coordinate(unchecked: entryLat[e], entryLon[e])
+        guard let number else { return [GeocodeCandidate(label: entryLabel[e], coordinate: here, kind: kind, score: text, precision: nil)] }
+        let s = entryStreet[e]
+        guard s != Self.none else {
+            // A number with a place's name: the place, ranked below real addresses.
+            return [GeocodeCandidate(label: entryLabel[e], coordinate: here, kind: kind, score: text * 0.7, precision: nil)]
+        }
+        let key = GeocoderBuilder.houseNumberKey(number)
+        let range = Int(streetAddressStart[Int(s)])..<Int(streetAddressStart[Int(s) + 1])
+        let exact = range.filter { addressNumber[$0] == key }
+        if !exact.isEmpty {
+            return exact.map { GeocodeCandidate(label: addressLabel[$0], coordinate: Coordinate(unchecked: addressLat[$0], addressLon[$0]),
+                                               kind: .address, score: text, precision: .exact) }
+        }
+        if let n = Normalizer.numericPart(number), let point = interpolate(Int32(n), in: range) {
+            return [GeocodeCandidate(label: "\(number) \(entryLabel[e])", coordinate: point, kind: .address,
+                                     score: text * 0.95, precision: .interpolated)]
+        }
+        return [GeocodeCandidate(label: entryLabel[e], coordinate: here, kind: .street, score: text * 0.8, precision: .street)]
+    }
+
+    /// A point for number n between the nearest known numbers of the same parity on either
+    /// side (house numbers usually alternate sides of the street by parity).
+    func interpolate(_ n: Int32, in range: Range<Int>) -> Coordinate? {
+        let same = range.filter { addressNumeric[$0] >= 0 && addressNumeric[$0] % 2 == n % 2 }
+        guard let below = same.last(where: { addressNumeric[$0] < n }), let above = same.first(where: { addressNumeric[$0] > n }) else { return nil }
+        let (a, b) = (addressNumeric[below], addressNumeric[above])
+        let f = Double(n - a) / Double(b - a)
+        return Coordinate(unchecked: addressLat[below] + f * (addressLat[above] - addressLat[below]),
+                          addressLon[below] + f * (addressLon[above] - addressLon[below]))
+    }
+
+    /// The address nearest to `point` within `addressCutoff` metres; else the nearest named
+    /// street within `streetCutoff` (with the nearest point on it); else the nearest
+    /// gazetteer place, however far. Nil only for an empty table.
+    public func reverse(_ point: Coordinate, addressCutoff: Double = 50, streetCutoff: Double = 1_000,
+                        using w: GeocoderWorkspace) -> ReverseAnswer? {
+        addressTree.nearest(1, to: point, within: addressCutoff, into: &w.neighbours, using: w.rtree)
+        if let n = w.neighbours.first {
+            let i = Int(addressTree[n.entry])
+            return ReverseAnswer(label: addressLabel[i], coordinate: Coordinate(unchecked: addressLat[i], addressLon[i]),
+                                 kind: .address, metres: n.distance)
+        }
+        if let (s, _) = streetTree.nearest(to: point, within: streetCutoff, heap: &w.heap) {
+            let t = streetTree.project(point, onSegment: s, cosφ: cos(point.latitude * .pi / 180)).t
+            let k = Int(streetTree.segmentPoint[s])
+            let a = (Double(pointLatE7[k]) * 1e-7, Double(pointLonE7[k]) * 1e-7)
+            let b = (Double(pointLatE7[k + 1]) * 1e-7, Double(pointLonE7[k + 1]) * 1e-7)
+            let on = Coordinate(unchecked: a.0 + t * (b.0 - a.0), a.1 + t * (b.1 - a.1))
+            let e = Int(streetEntry[Int(lineStreet[Int(streetTree.segmentLine[s])])])
+            return ReverseAnswer(label: entryLabel[e], coordinate: on, kind: .street, metres: point.distance(to: on))
+        }
+        cityTree.nearest(1, to: point, into: &w.neighbours, using: w.rtree)
+        if let n = w.neighbours.first {
+            let e = Int(cityTree[n.entry])
+            return ReverseAnswer(label: entryLabel[e], coordinate: Coordinate(unchecked: entryLat[e], entryLon[e]), kind: .city, metres: n.distance)
+        }
+        return nil
+    }
+}
