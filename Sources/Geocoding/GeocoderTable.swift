@@ -237,9 +237,10 @@ public struct GeocoderBuilder {
         return t
     }
 
-    /// A house number as the index stores it: folded, spaces removed ("12 Bis" → "12bis").
+    /// A house number as the index stores it: read as a query reads it ("12 Bis" → "12bis",
+    /// "14-20" → "14").
     static func houseNumberKey(_ number: String) -> String {
-        Normalizer.fold(number).filter { $0.isLetter || $0.isNumber }
+        Normalizer.splitHouseNumber(Normalizer.tokens(number)).number ?? Normalizer.fold(number).filter { $0.isLetter || $0.isNumber }
     }
 
     func centre(_ s: Street) -> Coordinate { Coordinate(unchecked: (s.minLat + s.maxLat) / 2, (s.minLon + s.maxLon) / 2) }

@@ -46,28 +46,37 @@ public enum Normalizer {
         return out
     }
 
-    /// A house number token: digits with an optional short suffix ("12", "12a", "12bis").
+    /// A house number token: digits with an optional short suffix ("12", "12a", "12bis"),
+    /// but not an ordinal that belongs to a street's name ("Albert 1er", "5th Avenue").
     static func isHouseNumber(_ t: String) -> Bool {
         guard let first = t.first, first.isNumber else { return false }
         let digits = t.prefix(while: \.isNumber)
         let rest = t.dropFirst(digits.count)
+        if ["er", "re", "eme", "st", "nd", "rd", "th"].contains(String(rest)) { return false }
         return digits.count <= 5 && rest.count <= 3 && rest.allSatisfy(\.isLetter)
     }
 
     /// The house number of a query, if it has one, and the other tokens. A suffix typed
-    /// apart ("12 bis", "12 A") joins its number.
+    /// apart ("12 bis", "12 A") joins its number; later numbers (the end of a range, as in
+    /// "14-20", or a floor) are dropped.
+    /// The number is the first token when that is a number ("12 rue …"), else the last
+    /// run of number-like tokens ("rue … 12"), so numbers inside a street's name ("Avenue
+    /// du 3 Septembre 126") stay words.
     static func splitHouseNumber(_ tokens: [String]) -> (number: String?, rest: [String]) {
         var rest: [String] = [], number: String?
+        // Number last: the start of the final run of numbers ("… 30-34" is 30).
+        var at = tokens.first.map(isHouseNumber) == true ? 0 : tokens.lastIndex(where: isHouseNumber)
+        while let a = at, a > 1, isHouseNumber(tokens[a - 1]) { at = a - 1 }
         var i = 0
         while i < tokens.count {
             let t = tokens[i]
-            if number == nil, isHouseNumber(t) {
+            if number == nil, i == at {
                 var n = t
                 if i + 1 < tokens.count, ["bis", "ter", "quater"].contains(tokens[i + 1]) || (tokens[i + 1].count == 1 && tokens[i + 1].first!.isLetter && t.allSatisfy(\.isNumber)) {
                     n += tokens[i + 1]; i += 1
                 }
                 number = n
-            } else {
+            } else if number == nil || i < at! || !isHouseNumber(t) {
                 rest.append(t)
             }
             i += 1

@@ -76,21 +76,29 @@ extension GeocoderTable {
                 }
             }
             if m.isEmpty && w.utf8.count >= 5 { typoMatches(w, into: &m) }
-            guard !m.isEmpty else { return [] }
-            matches.append(m)
+            // A word that matches nothing ("krs", "floor") is left out, at a cost in score.
+            if !m.isEmpty { matches.append(m) }
         }
-        // Drive the search with the word whose tokens have the fewest entries.
+        guard !matches.isEmpty else { return [] }
+        let wordShare = Double(matches.count) / Double(words.count)
+        // Drive the search with the word whose tokens have the fewest entries; when no entry
+        // matches every word (a word like "floor" that matches something else), the next
+        // rarest words drive too, up to three.
         func postings(_ m: [UInt32: Double]) -> Int { m.keys.reduce(0) { $0 + Int(tokenEntryStart[Int($1) + 1] - tokenEntryStart[Int($1)]) } }
-        let driver = matches.indices.min { postings(matches[$0]) < postings(matches[$1]) }!
+        let drivers = matches.indices.sorted { postings(matches[$0]) < postings(matches[$1]) }
         var seen = Set<UInt32>()
         var found: [(GeocodeCandidate, Double)] = []
-        for tok in matches[driver].keys {
-            for k in Int(tokenEntryStart[Int(tok)])..<Int(tokenEntryStart[Int(tok) + 1]) {
-                let e = tokenEntries[k]
-                guard seen.insert(e).inserted, let text = textScore(entry: Int(e), matches) else { continue }
-                for c in candidates(entry: Int(e), text: text, number: number) {
-                    if let accept, !accept(c.coordinate) { continue }
-                    found.append((c, focus.map { c.coordinate.distance(to: $0) } ?? 0))
+        var complete = false
+        for driver in drivers.prefix(3) where !complete {
+            for tok in matches[driver].keys {
+                for k in Int(tokenEntryStart[Int(tok)])..<Int(tokenEntryStart[Int(tok) + 1]) {
+                    let e = tokenEntries[k]
+                    guard seen.insert(e).inserted, let (text, all) = textScore(entry: Int(e), matches) else { continue }
+                    complete = complete || all
+                    for c in candidates(entry: Int(e), text: text * wordShare, number: number) {
+                        if let accept, !accept(c.coordinate) { continue }
+                        found.append((c, focus.map { c.coordinate.distance(to: $0) } ?? 0))
+                    }
                 }
             }
         }
@@ -129,20 +137,22 @@ extension GeocoderTable {
         }
     }
 
-    /// How well entry e's name matches every word, or nil when a word matches none of it.
-    func textScore(entry e: Int, _ matches: [[UInt32: Double]]) -> Double? {
+    /// How well entry e's name matches the words (a word it lacks counts 0), and whether it
+    /// matches them all.
+    func textScore(entry e: Int, _ matches: [[UInt32: Double]]) -> (Double, Bool)? {
         let range = Int(entryTokenStart[e])..<Int(entryTokenStart[e + 1])
-        var total = 0.0
+        var total = 0.0, matched = 0
         var used = Set<Int>()
         for m in matches {
             var best = 0.0, at = -1
             for k in range where !used.contains(k) { if let q = m[entryTokens[k]], q > best { best = q; at = k } }
-            guard at >= 0 else { return nil }
-            used.insert(at); total += best
+            guard at >= 0 else { continue }
+            used.insert(at); total += best; matched += 1
         }
+        guard matched > 0 else { return nil }
         let quality = total / Double(matches.count)
         let coverage = Double(used.count) / Double(max(1, range.count))
-        return 0.7 * quality + 0.3 * coverage
+        return (0.7 * quality + 0.3 * coverage, matched == matches.count)
     }
 
     /// The answers an entry gives a query: itself, or for a street and a house number, the

@@ -9,36 +9,155 @@ import TestSupport
 let sharedTable: GeocoderTable? = {
     guard SharedData.isAvailable else { return nil }
     var b = GeocoderBuilder()
-    try? b.addOSM(path: SharedData.path("monaco/monaco.osm.pbf"))
-    try? b.addOSM(path: SharedData.path("helsinki/helsinki.osm.pbf"))
-    do { try b.addGazetteer(path: SharedData.path("gazetteer/cities1000.csv")) } catch { print("GAZ ERROR", error) }
+    do {
+        try b.addOSM(path: SharedData.path("monaco/monaco.osm.pbf"))
+        try b.addOSM(path: SharedData.path("helsinki/helsinki.osm.pbf"))
+        try b.addGazetteer(path: SharedData.path("gazetteer/cities1000.csv"))
+    } catch {
+        Issue.record("building the table failed: \(error)")
+        return nil
+    }
     return b.build()
 }()
 
-@Suite struct GeocoderExplorationTests {
-    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipMessage))
-    func explore() throws {
+/// The addresses of an extract as the OSM reader gives them, computed here apart from the
+/// builder: nodes at their position, ways at the mean of their nodes.
+func osmAddresses(_ relative: String) throws -> [(number: String, street: String, at: Coordinate)] {
+    var nodes: [Int64: Coordinate] = [:], out: [(String, String, Coordinate)] = [], ways: [OSMWay] = []
+    try PBFReader(path: SharedData.path(relative)).forEachBlock { b in
+        for n in b.nodes {
+            nodes[n.id] = Coordinate(unchecked: n.latitude, n.longitude)
+            if let h = n.tags["addr:housenumber"], let s = n.tags["addr:street"] { out.append((h, s, nodes[n.id]!)) }
+        }
+        ways += b.ways.filter { $0.tags["addr:housenumber"] != nil && $0.tags["addr:street"] != nil }
+    }
+    for w in ways {
+        var pts = w.nodes.compactMap { nodes[$0] }
+        if pts.count > 1 && pts.first == pts.last { pts.removeLast() }
+        guard !pts.isEmpty else { continue }
+        let c = Coordinate(unchecked: pts.map(\.latitude).reduce(0, +) / Double(pts.count), pts.map(\.longitude).reduce(0, +) / Double(pts.count))
+        out.append((w.tags["addr:housenumber"]!, w.tags["addr:street"]!, c))
+    }
+    return out.flatMap { a in a.0.split(separator: ";").map { (String($0).trimmingCharacters(in: .whitespaces), a.1, a.2) } }
+}
+
+/// Strips accents the way a passenger without them types.
+func plain(_ s: String) -> String { s.folding(options: [.diacriticInsensitive], locale: nil) }
+
+@Suite struct GeocoderRealDataTests {
+    /// Every address is found by its own text, number first or last, without accents; the
+    /// top answer lies within 30 m of an object carrying that address for at least 99 %.
+    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipMessage), arguments: ["monaco/monaco.osm.pbf", "helsinki/helsinki.osm.pbf"])
+    func everyAddressIsFoundByItsText(_ extract: String) throws {
         let t = try #require(sharedTable)
-        print("entries \(t.entryCount) addresses \(t.addressCount) tokens \(t.tokenCount)")
-        for q in ["12 Boulevard des Moulins", "boulevard des moulins 12", "Casino de Monte-Carlo", "Helsinki", "mannerheimintie", "mannerheimintei", "manner", "Bd des Moulins", "Springfield", "kaivokatu 1", "hameentie"] {
-            let r = try t.geocode(q, limit: 3)
-            print(q, "→", r.map { "\($0.label) [\($0.kind) \(String(format: "%.2f", $0.score)) \($0.precision?.rawValue ?? "")] \($0.coordinate)" })
+        let addresses = try osmAddresses(extract)
+        #expect(addresses.count > 50)
+        var topNear = 0, total = 0
+        for a in addresses {
+            let key = GeocoderBuilder.houseNumberKey(a.number), street = Normalizer.tokens(a.street)
+            // The objects that carry this address (several entrances may).
+            let carriers = addresses.filter { GeocoderBuilder.houseNumberKey($0.number) == key && Normalizer.tokens($0.street) == street }.map(\.at)
+            // A malformed number ("11 B 9", or a street in the number) is still counted in the
+            // recall, but only well-formed ones must always be found.
+            let wellFormed = a.number.range(of: #"^\d+ ?[A-Za-z]{0,3}( ?[-–] ?\d+ ?[A-Za-z]?)?$"#, options: .regularExpression) != nil
+            for query in ["\(a.number) \(plain(a.street))", "\(plain(a.street)) \(a.number)"] {
+                total += 1
+                let found = try t.geocode(query, limit: 10)
+                let hit = found.contains { c in c.kind == .address && carriers.contains { $0.distance(to: c.coordinate) <= 30 } }
+                if wellFormed { #expect(hit, "\(query) → \(found.prefix(3).map(\.label))") }
+                if let top = found.first, carriers.contains(where: { $0.distance(to: top.coordinate) <= 30 }) { topNear += 1 }
+            }
         }
+        let recall = Double(topNear) / Double(total)
+        print("\(extract): \(addresses.count) addresses, top answer within 30 m for \(String(format: "%.2f", recall * 100)) % of \(total) queries")
+        #expect(recall >= 0.99)
+    }
+
+    /// The reverse lookup of each address point gives that address or another at the same point.
+    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipMessage))
+    func reverseOfEachAddressIsThatAddress() throws {
+        let t = try #require(sharedTable)
         let w = GeocoderWorkspace()
-        for p in [Coordinate(unchecked: 43.7393, 7.4277), Coordinate(unchecked: 60.1699, 24.9384), Coordinate(unchecked: 48.85, 2.35)] {
-            print(p, "→", t.reverse(p, using: w) as Any)
+        for i in 0..<t.addressCount {
+            let p = Coordinate(unchecked: t.addressLat[i], t.addressLon[i])
+            let r = try #require(t.reverse(p, using: w))
+            #expect(r.kind == .address && (r.label == t.addressLabel[i] || r.metres < 0.01), "\(t.addressLabel[i]) → \(r.label)")
         }
+    }
+
+    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipMessage))
+    func typosAbbreviationsAccentsAndPrefixesFindTheStreet() throws {
+        let t = try #require(sharedTable)
+        let cases: [(String, String)] = [
+            ("mannerheimintei", "Mannerheimintie"),      // swapped letters
+            ("mannerhiemintie", "Mannerheimintie"),
+            ("mannerheimintiee", "Mannerheimintie"),     // an extra letter
+            ("Bd des Moulins", "Boulevard des Moulins"), // abbreviation
+            ("bld des moulins", "Boulevard des Moulins"),
+            ("Av. de la Costa", "Avenue de la Costa"),
+            ("rond point sainte devote", "Rond-Point Sainte-Dévote"),  // no accents, no hyphens
+            ("Boulevard des Moul", "Boulevard des Moulins"),           // type-ahead
+            ("Aleksanterink.", "Aleksanterinkatu"),                    // Finnish -k.
+            ("kaivok", "Kaivokatu"),
+        ]
+        for (query, street) in cases {
+            let found = try t.geocode(query, limit: 5)
+            #expect(found.contains { $0.kind == .street && $0.label == street }, "\(query) → \(found.map(\.label))")
+        }
+        // Typing more letters keeps the right street on top.
+        for prefix in ["manne", "mannerh", "mannerheimint"] {
+            #expect(try t.geocode(prefix, limit: 3).contains { $0.label == "Mannerheimintie" }, "\(prefix)")
+        }
+    }
+
+    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipMessage))
+    func gazetteerPlacesAndTheFocusPoint() throws {
+        let t = try #require(sharedTable)
+        #expect(try t.geocode("Helsinki").first?.label == "Helsinki, Uusimaa, FI")
+        let illinois = try t.geocode("Springfield", near: Coordinate(unchecked: 39.8, -89.65)).first
+        #expect(illinois?.label == "Springfield, Illinois, US")
+        let massachusetts = try t.geocode("Springfield", near: Coordinate(unchecked: 42.1, -72.6)).first
+        #expect(massachusetts?.label == "Springfield, Massachusetts, US")
+        #expect(try t.geocode("Casino de Monte-Carlo").first?.kind == .place)
+        // Reverse far from any street: the nearest gazetteer place, as the globe measures it.
+        let w = GeocoderWorkspace()
+        let paris = try #require(t.reverse(Coordinate(unchecked: 48.85, 2.35), using: w))
+        #expect(paris.kind == .city && paris.label.hasPrefix("Paris,"))
+    }
+
+    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipMessage))
+    func badQueriesAreClearErrors() throws {
+        let t = try #require(sharedTable)
+        func message(_ q: String) -> String {
+            do { _ = try t.geocode(q); return "no error" } catch { return error.description }
+        }
+        #expect(message("") == "empty query")
+        #expect(message("  ,;  ") == "empty query")
+        #expect(message(String(repeating: "a", count: 10_000)).hasPrefix("query too long"))
+        #expect(message("rue\u{0}grimaldi") == "query contains control characters")
+        #expect(message("12") == "a house number alone is not an address (add the street)")
     }
 }
 
-@Suite struct GeocoderDebugTests {
-    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipMessage))
-    func debugSpringfield() throws {
-        let t = try #require(sharedTable)
-        let ids = t.entryLabel.indices.filter { t.entryLabel[$0].hasPrefix("Springfield,") }
-        print("springfield entries", ids.count, ids.prefix(3).map { Array(t.entryTokens[Int(t.entryTokenStart[$0])..<Int(t.entryTokenStart[$0 + 1])]) })
-        let tok = t.tokenID("springfield")!
-        print("postings", t.tokenEntryStart[tok + 1] - t.tokenEntryStart[tok], "token", tok)
-        print(try t.geocode("Springfield", limit: 30).count)
+@Suite struct GazetteerInputTests {
+    @Test func badRowsAreErrorsNamingTheLine() throws {
+        let folder = TemporaryFolder()
+        func message(_ text: String) -> String {
+            var b = GeocoderBuilder()
+            do { try b.addGazetteer(path: folder.write("g.csv", text)); return "no error" } catch { return error.description }
+        }
+        let header = "lat,lon,name,admin1,admin2,cc\n"
+        #expect(message(header + "60.1,24.9,Helsinki,Uusimaa,,FI\nnorth,24.9,X,,,FI\n").hasSuffix("g.csv: line 3: lat \"north\" is not a finite number"))
+        #expect(message(header + "95,24.9,X,,,FI\n").hasSuffix("g.csv: line 2: impossible coordinate 95.0,24.9"))
+        #expect(message("lat,lon,name\n1,2,x\n").contains("the header has no column \"admin1\""))
+        var b = GeocoderBuilder()
+        let bad = folder.write("bytes.csv", bytes: Array(header.utf8) + [0x36, 0x30, 0x2C, 0x32, 0x2C, 0xFF, 0xFE, 0x2C, 0x2C, 0x2C, 0x46, 0x49, 0x0A])
+        do { try b.addGazetteer(path: bad); Issue.record("invalid UTF-8 accepted") } catch {
+            #expect(error.description.hasSuffix("bytes.csv: line 2: invalid UTF-8"))
+        }
+        // A row without a name is skipped and counted, not fatal (GeoNames has one).
+        var c = GeocoderBuilder()
+        try c.addGazetteer(path: folder.write("u.csv", header + "51.8,58.2,,Bashkortostan,,RU\n60.1,24.9,Helsinki,Uusimaa,,FI\n"))
+        #expect(c.unnamedGazetteerRows == 1 && c.build().entryCount == 1)
     }
 }
