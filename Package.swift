@@ -53,7 +53,7 @@ let package = Package(
             name: "WayfareCLI",
             dependencies: [
                 "Zones", "Geodesy", "GeoJSON", "Projection", "Geometry", "SpatialIndex", "Fleet",
-                "CSVFile", "OSM", "RoadGraph",
+                "CSVFile", "OSM", "RoadGraph", "Geocoding",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -5,7 +5,7 @@ import Zones
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Run the engine and a plain baseline on the same CSV input; print one JSON line.",
-        subcommands: [BenchZones.self, BenchKNN.self, BenchRoute.self])
+        subcommands: [BenchZones.self, BenchKNN.self, BenchRoute.self, BenchGeocode.self, BenchReverse.self])
 }
 
 /// Wall-clock seconds of `body`.

@@ -6,7 +6,8 @@ struct Wayfare: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wayfare",
         abstract: "Spatial indexing and routing for taxi services.",
-        subcommands: [ZonesCommand.self, FleetCommand.self, GraphCommand.self, RouteCommand.self, EtaCommand.self, BenchCommand.self])
+        subcommands: [ZonesCommand.self, FleetCommand.self, GraphCommand.self, RouteCommand.self, EtaCommand.self,
+                      GeocoderCommand.self, GeocodeCommand.self, ReverseCommand.self, BenchCommand.self])
 }
 
 _ = startTime  // progress times count from here

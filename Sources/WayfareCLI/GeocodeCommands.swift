@@ -1,0 +1,155 @@
+import ArgumentParser
+import CSVFile
+import Foundation
+import GeoJSON
+import Geocoding
+import Geodesy
+
+struct GeocoderCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "geocoder", abstract: "Build geocoding lookup tables.", subcommands: [GeocoderBuild.self])
+}
+
+struct GeocoderBuild: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "build", abstract: "Build a geocoder table from OSM extracts and a gazetteer CSV (lat,lon,name,admin1,admin2,cc).")
+    @Option(parsing: .upToNextOption, help: "OSM extracts (.osm.pbf or .osm).") var osm: [String] = []
+    @Option(help: "A gazetteer CSV.") var gazetteer: String?
+    @Option(help: "The table file to write.") var out: String
+
+    func run() throws {
+        guard !osm.isEmpty || gazetteer != nil else { throw CLIError("give at least one --osm file or a --gazetteer") }
+        let start = Date()
+        var builder = GeocoderBuilder()
+        do {
+            for path in osm { note("reading \(path)"); try builder.addOSM(path: path) }
+            if let gazetteer { note("reading \(gazetteer)"); try builder.addGazetteer(path: gazetteer) }
+            let table = builder.build()
+            try GeocoderFile.write(table, to: out)
+            let bytes = (try? FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) ?? 0
+            print("{\"entries\":\(table.entryCount),\"addresses\":\(table.addressCount),\"tokens\":\(table.tokenCount),"
+                  + "\"unnamed_gazetteer_rows\":\(builder.unnamedGazetteerRows),"
+                  + "\"seconds\":\(String(format: "%.2f", Date().timeIntervalSince(start))),\"megabytes\":\(String(format: "%.2f", Double(bytes) / 1e6))}")
+        } catch { throw CLIError(error.description) }
+    }
+}
+
+func loadTable(_ path: String) throws(CLIError) -> GeocoderTable {
+    do { return try GeocoderFile.read(path: path) } catch { throw CLIError(error.description) }
+}
+
+extension GeocodeCandidate {
+    var json: JSONValue {
+        var members: [(String, JSONValue)] = [("label", .string(label)), ("lat", .number(coordinate.latitude)),
+                                              ("lon", .number(coordinate.longitude)), ("kind", .string(kind.description)),
+                                              ("score", .number((score * 1000).rounded() / 1000))]
+        if let precision { members.append(("precision", .string(precision.rawValue))) }
+        return .object(members)
+    }
+}
+
+struct GeocodeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "geocode", abstract: "Ranked candidates for a typed address or place, as a JSON array.")
+    @Argument(help: "A geocoder table.") var table: String
+    @Argument(help: "The query, as a passenger types it.") var query: String
+    @Option(help: "The passenger's position, LAT,LON: nearer answers rank first among equal matches.") var near: String?
+    @Option(help: "How many candidates.") var limit: Int = 5
+
+    func run() throws {
+        guard (1...100).contains(limit) else { throw CLIError("--limit must be between 1 and 100") }
+        let focus = try near.map { text throws(CLIError) in try coordinate(text, option: "near") }
+        let t = try loadTable(table)
+        do { print(JSONValue.array(try t.geocode(query, near: focus, limit: limit).map(\.json)).text) } catch {
+            throw CLIError(error.description)
+        }
+    }
+}
+
+struct ReverseCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reverse", abstract: "The address (or street, or place) at a coordinate, as JSON.")
+    @Argument(help: "A geocoder table.") var table: String
+    @Argument(help: "LAT,LON") var point: String
+
+    func run() throws {
+        let p = try coordinate(point, option: "point")
+        let t = try loadTable(table)
+        guard let r = t.reverse(p, using: GeocoderWorkspace()) else { throw CLIError("\(table): the table is empty") }
+        print(JSONValue.object([("label", .string(r.label)), ("lat", .number(r.coordinate.latitude)), ("lon", .number(r.coordinate.longitude)),
+                                ("kind", .string(r.kind.description)), ("distance_m", .number((r.metres * 10).rounded() / 10))]).text)
+    }
+}
+
+/// p50 and p99 of sorted timings.
+func percentiles(_ sorted: [Double]) -> (Double, Double) {
+    (sorted[sorted.count / 2], sorted[min(sorted.count - 1, sorted.count * 99 / 100)])
+}
+
+struct BenchGeocode: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "geocode", abstract: "Geocode every query, each timed; write the top candidates; one JSON line.")
+    @Argument(help: "A geocoder table.") var table: String
+    @Option(help: "CSV with the column query, optionally near_lat,near_lon.") var queries: String
+    @Option(help: "Write i,label,lat,lon,kind,score per query.") var out: String?
+
+    func run() throws {
+        let csv = try CSVTable(reading: queries, required: ["query"])
+        let q = csv.column("query")
+        let (la, lo) = (csv.header.firstIndex(of: "near_lat"), csv.header.firstIndex(of: "near_lon"))
+        var inputs: [(String, Coordinate?)] = []
+        for row in csv.rows {
+            var focus: Coordinate?
+            if let la, let lo, !row.fields[la].isEmpty {
+                do { focus = try Coordinate(latitude: try csv.value(row, la), longitude: try csv.value(row, lo)) } catch {
+                    throw CLIError("\(queries): line \(row.line): \(error)")
+                }
+            }
+            inputs.append((row.fields[q], focus))
+        }
+        guard !inputs.isEmpty else { throw CLIError("\(queries): no queries") }
+        let t = try loadTable(table)
+        for (text, focus) in inputs.prefix(100) { _ = try? t.geocode(text, near: focus, limit: 1) }  // warm-up
+        var micros: [Double] = [], lines = "i,label,lat,lon,kind,score\n", notFound = 0
+        for (i, (text, focus)) in inputs.enumerated() {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let top = (try? t.geocode(text, near: focus, limit: 1))?.first
+            micros.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1000)
+            if let c = top {
+                lines += "\(i),\(csvField(c.label)),\(c.coordinate.latitude),\(c.coordinate.longitude),\(c.kind),\(String(format: "%.3f", c.score))\n"
+            } else { notFound += 1; lines += "\(i),,,,,\n" }
+        }
+        if let out { try writeOutput(lines, to: out) }
+        let (p50, p99) = percentiles(micros.sorted())
+        print("{\"queries\":\(inputs.count),\"p50_us\":\(String(format: "%.1f", p50)),\"p99_us\":\(String(format: "%.1f", p99)),\"not_found\":\(notFound)}")
+    }
+}
+
+struct BenchReverse: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reverse", abstract: "Reverse-geocode every point, each timed; write the answers; one JSON line.")
+    @Argument(help: "A geocoder table.") var table: String
+    @Option(help: "CSV with the header lat,lon.") var points: String
+    @Option(help: "Write i,label,lat,lon,kind,distance_m per point.") var out: String?
+
+    func run() throws {
+        let (pts, _) = try readPoints(points)
+        guard !pts.isEmpty else { throw CLIError("\(points): no points") }
+        let t = try loadTable(table)
+        let w = GeocoderWorkspace()
+        for p in pts.prefix(100) { _ = t.reverse(p, using: w) }  // warm-up
+        var nanos: [Double] = [], lines = "i,label,lat,lon,kind,distance_m\n"
+        nanos.reserveCapacity(pts.count)
+        for (i, p) in pts.enumerated() {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let r = t.reverse(p, using: w)
+            nanos.append(Double(DispatchTime.now().uptimeNanoseconds - start))
+            if let r {
+                lines += "\(i),\(csvField(r.label)),\(r.coordinate.latitude),\(r.coordinate.longitude),\(r.kind),\(String(format: "%.1f", r.metres))\n"
+            } else { lines += "\(i),,,,,\n" }
+        }
+        if let out { try writeOutput(lines, to: out) }
+        let (p50, p99) = percentiles(nanos.sorted())
+        print("{\"queries\":\(pts.count),\"p50_ns\":\(Int(p50)),\"p99_ns\":\(Int(p99))}")
+    }
+}
