@@ -66,7 +66,7 @@ let package = Package(
         .testTarget(name: "FleetTests", dependencies: ["Fleet", "Favourites", "SpatialIndex", "Zones", "Geodesy", "Projection", "TestSupport"]),
         .testTarget(name: "OSMTests", dependencies: ["OSM", "TestSupport"]),
         .testTarget(name: "RoadGraphTests", dependencies: ["RoadGraph", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
-        .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "OSM", "Geodesy", "TestSupport"]),
+        .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
         .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "Geodesy", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -4,6 +4,7 @@ import Geodesy
 import OSM
 import TestSupport
 @testable import Geocoding
+import BinaryFile
 
 /// One table for the suite: Monaco and Helsinki (OSM) and the GeoNames gazetteer.
 let sharedTable: GeocoderTable? = {
@@ -159,5 +160,43 @@ func plain(_ s: String) -> String { s.folding(options: [.diacriticInsensitive], 
         var c = GeocoderBuilder()
         try c.addGazetteer(path: folder.write("u.csv", header + "51.8,58.2,,Bashkortostan,,RU\n60.1,24.9,Helsinki,Uusimaa,,FI\n"))
         #expect(c.unnamedGazetteerRows == 1 && c.build().entryCount == 1)
+    }
+}
+
+@Suite struct GeocoderFileTests {
+    func smallTable() throws -> GeocoderTable {
+        var b = GeocoderBuilder()
+        b.addStreet(name: "Boulevard des Moulins", line: [(437_400_000, 74_250_000), (437_410_000, 74_260_000)])
+        b.addAddress(number: "12", street: "Boulevard des Moulins", postcode: "98000", city: "Monaco", at: Coordinate(unchecked: 43.7405, 7.4255))
+        b.addPlace(name: "Casino de Monte-Carlo", kind: .place, at: Coordinate(unchecked: 43.7392, 7.4285))
+        return b.build()
+    }
+
+    @Test func roundTripAndRefusals() throws {
+        let t = try smallTable()
+        let bytes = GeocoderFile.encode(t)
+        let back = try GeocoderFile.decode(bytes, path: "t")
+        #expect(try back.geocode("12 bd des moulins").first?.label == "12 Boulevard des Moulins, 98000 Monaco")
+        #expect(try back.geocode("casino").first?.kind == .place)
+        func message(_ b: [UInt8]) -> String {
+            do { _ = try GeocoderFile.decode(b, path: "t"); return "no error" } catch { return error.description }
+        }
+        var other = bytes
+        other[8] = 7
+        #expect(message(other) == "t: geocoder table format version 7; this Wayfare reads version 1")
+        var flipped = bytes
+        flipped[bytes.count - 3] ^= 1
+        #expect(message(flipped) == "t: geocoder table is corrupt (checksum mismatch)")
+        // Re-checksummed garbage is refused or searches without crashing.
+        var rng = SeededRandom(seed: 5)
+        for _ in 0..<200 {
+            var b = bytes
+            b[Int.random(in: 32..<b.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng)
+            let sum = BinaryFile.checksum(Array(b[32...]))
+            withUnsafeBytes(of: sum.littleEndian) { for j in 0..<8 { b[24 + j] = $0[j] } }
+            guard let u = try? GeocoderFile.decode(b, path: "x") else { continue }
+            _ = try? u.geocode("12 boulevard des moulins")
+            _ = u.reverse(Coordinate(unchecked: 43.7405, 7.4255), using: GeocoderWorkspace())
+        }
     }
 }
