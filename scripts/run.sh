@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job on the default city (Data/monaco): import and check the zones, then look up
-# points; import the Monaco roads, route, rank cabs by ETA. Installs GEOS and PROJ first if they are missing.
+# points; import the Monaco roads, route, rank cabs by ETA; build a geocoder table and query it. Installs GEOS and PROJ first if they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -37,3 +37,10 @@ echo "== wayfare bench route: 1,000 seeded pairs, contraction hierarchy then pla
 "$wayfare" graph od "$out/monaco.wfg" --pairs 1000 --seed 42 --out "$out/od.csv"
 "$wayfare" bench route "$out/monaco.wfg" --od "$out/od.csv"
 "$wayfare" bench route "$out/monaco.wfg" --od "$out/od.csv" --algorithm astar
+echo
+echo "== wayfare geocoder build (Monaco's addresses, streets and places) -> $out/monaco.wfgc"
+"$wayfare" geocoder build --osm Data/monaco/monaco.osm.pbf --out "$out/monaco.wfgc"
+echo
+echo "== wayfare geocode \"bd des moulins\" and reverse at the Casino"
+"$wayfare" geocode "$out/monaco.wfgc" "bd des moulins" --limit 3
+"$wayfare" reverse "$out/monaco.wfgc" 43.7393,7.4277
