@@ -6,6 +6,17 @@ import SpatialIndex
 public enum PlaceKind: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case address = 0, street, place, city
     public var description: String { ["address", "street", "place", "city"][Int(rawValue)] }
+
+    /// Order among answers of equal score: an address, a street, then a city before a place
+    /// of the same name ("Helsinki" the city, not the station).
+    var tieRank: Int {
+        switch self {
+        case .address: 0
+        case .street: 1
+        case .city: 2
+        case .place: 3
+        }
+    }
 }
 
 /// The geocoding lookup tables: named entries (streets, places, gazetteer cities) behind a

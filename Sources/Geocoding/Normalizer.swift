@@ -13,7 +13,7 @@ public enum Normalizer {
         "avenue": "av", "ave": "av", "av": "av", "boulevard": "bd", "bd": "bd", "bld": "bd", "blvd": "bd", "boul": "bd",
         "place": "pl", "pl": "pl", "road": "rd", "rd": "rd", "drive": "dr", "dr": "dr", "lane": "ln", "ln": "ln",
         "square": "sq", "sq": "sq", "route": "rte", "rte": "rte", "chemin": "ch", "ch": "ch", "impasse": "imp", "imp": "imp",
-        "strasse": "strasse", "str": "strasse", "platz": "platz", "pl.": "pl",
+        "strasse": "strasse", "str": "strasse", "platz": "platz",
     ]
 
     /// Folds case and diacritics: "Île-de-France" → "ile-de-france", "Straße" → "strasse".

@@ -107,10 +107,7 @@ extension GeocoderTable {
             let sa = (a.0.score * 100).rounded(), sb = (b.0.score * 100).rounded()
             if sa != sb { return sa > sb }
             if a.1 != b.1 { return a.1 < b.1 }
-            // At an equal score a city beats a place of the same name ("Helsinki" the city,
-            // not the station).
-            let order: [PlaceKind: Int] = [.address: 0, .street: 1, .city: 2, .place: 3]
-            if a.0.kind != b.0.kind { return order[a.0.kind]! < order[b.0.kind]! }
+            if a.0.kind != b.0.kind { return a.0.kind.tieRank < b.0.kind.tieRank }
             return a.0.label < b.0.label
         }
         return Array(found.prefix(max(0, limit)).map(\.0))
@@ -142,12 +139,13 @@ extension GeocoderTable {
     func textScore(entry e: Int, _ matches: [[UInt32: Double]]) -> (Double, Bool)? {
         let range = Int(entryTokenStart[e])..<Int(entryTokenStart[e + 1])
         var total = 0.0, matched = 0
-        var used = Set<Int>()
+        var used: [Int] = []  // a few words: a linear search beats hashing
+        used.reserveCapacity(matches.count)
         for m in matches {
             var best = 0.0, at = -1
             for k in range where !used.contains(k) { if let q = m[entryTokens[k]], q > best { best = q; at = k } }
             guard at >= 0 else { continue }
-            used.insert(at); total += best; matched += 1
+            used.append(at); total += best; matched += 1
         }
         guard matched > 0 else { return nil }
         let quality = total / Double(matches.count)
