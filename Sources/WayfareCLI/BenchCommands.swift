@@ -15,6 +15,19 @@ func seconds(_ body: () throws -> Void) rethrows -> Double {
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
 }
 
+/// The answer of `body` and its wall-clock nanoseconds: one timed query of a `bench` command.
+func timed<T>(_ body: () -> T) -> (T, Double) {
+    let start = DispatchTime.now().uptimeNanoseconds
+    let answer = body()
+    return (answer, Double(DispatchTime.now().uptimeNanoseconds - start))
+}
+
+/// p50 and p99 of timings.
+func percentiles(_ timings: [Double]) -> (Double, Double) {
+    let sorted = timings.sorted()
+    return (sorted[sorted.count / 2], sorted[min(sorted.count - 1, sorted.count * 99 / 100)])
+}
+
 func median(_ xs: [Double]) -> Double {
     let s = xs.sorted()
     return s.isEmpty ? 0 : s[s.count / 2]

@@ -25,12 +25,13 @@ struct GeocoderBuild: ParsableCommand {
             for path in osm { note("reading \(path)"); try builder.addOSM(path: path) }
             if let gazetteer { note("reading \(gazetteer)"); try builder.addGazetteer(path: gazetteer) }
             let table = builder.build()
+            guard table.entryCount > 0 else { throw GeocoderError("nothing to look up: no named street, place or city in the input") }
             try GeocoderFile.write(table, to: out)
             let bytes = (try? FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) ?? 0
             print("{\"entries\":\(table.entryCount),\"addresses\":\(table.addressCount),\"tokens\":\(table.tokenCount),"
                   + "\"unnamed_gazetteer_rows\":\(builder.unnamedGazetteerRows),"
                   + "\"seconds\":\(String(format: "%.2f", Date().timeIntervalSince(start))),\"megabytes\":\(String(format: "%.2f", Double(bytes) / 1e6))}")
-        } catch { throw CLIError(error.description) }
+        } catch { throw CLIError("\(error)") }
     }
 }
 
@@ -81,11 +82,6 @@ struct ReverseCommand: ParsableCommand {
     }
 }
 
-/// p50 and p99 of sorted timings.
-func percentiles(_ sorted: [Double]) -> (Double, Double) {
-    (sorted[sorted.count / 2], sorted[min(sorted.count - 1, sorted.count * 99 / 100)])
-}
-
 struct BenchGeocode: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "geocode", abstract: "Geocode every query, each timed; write the top candidates; one JSON line.")
@@ -112,15 +108,14 @@ struct BenchGeocode: ParsableCommand {
         for (text, focus) in inputs.prefix(100) { _ = try? t.geocode(text, near: focus, limit: 1) }  // warm-up
         var micros: [Double] = [], lines = "i,label,lat,lon,kind,score\n", notFound = 0
         for (i, (text, focus)) in inputs.enumerated() {
-            let start = DispatchTime.now().uptimeNanoseconds
-            let top = (try? t.geocode(text, near: focus, limit: 1))?.first
-            micros.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1000)
+            let (top, ns) = timed { (try? t.geocode(text, near: focus, limit: 1))?.first }
+            micros.append(ns / 1000)
             if let c = top {
                 lines += "\(i),\(csvField(c.label)),\(c.coordinate.latitude),\(c.coordinate.longitude),\(c.kind),\(String(format: "%.3f", c.score))\n"
             } else { notFound += 1; lines += "\(i),,,,,\n" }
         }
         if let out { try writeOutput(lines, to: out) }
-        let (p50, p99) = percentiles(micros.sorted())
+        let (p50, p99) = percentiles(micros)
         print("{\"queries\":\(inputs.count),\"p50_us\":\(String(format: "%.1f", p50)),\"p99_us\":\(String(format: "%.1f", p99)),\"not_found\":\(notFound)}")
     }
 }
@@ -141,15 +136,14 @@ struct BenchReverse: ParsableCommand {
         var nanos: [Double] = [], lines = "i,label,lat,lon,kind,distance_m\n"
         nanos.reserveCapacity(pts.count)
         for (i, p) in pts.enumerated() {
-            let start = DispatchTime.now().uptimeNanoseconds
-            let r = t.reverse(p, using: w)
-            nanos.append(Double(DispatchTime.now().uptimeNanoseconds - start))
+            let (r, ns) = timed { t.reverse(p, using: w) }
+            nanos.append(ns)
             if let r {
                 lines += "\(i),\(csvField(r.label)),\(r.coordinate.latitude),\(r.coordinate.longitude),\(r.kind),\(String(format: "%.1f", r.metres))\n"
             } else { lines += "\(i),,,,,\n" }
         }
         if let out { try writeOutput(lines, to: out) }
-        let (p50, p99) = percentiles(nanos.sorted())
+        let (p50, p99) = percentiles(nanos)
         print("{\"queries\":\(pts.count),\"p50_ns\":\(Int(p50)),\"p99_ns\":\(Int(p99))}")
     }
 }

@@ -170,6 +170,7 @@ struct EtaCommand: ParsableCommand {
         guard limitS.isFinite, limitS >= 0, limitS <= 86_400 else { throw CLIError("--limit-s must be between 0 and 86400") }
         let pickup = try coordinate(to, option: "to")
         let (ids, points) = try readIdentifiedPoints(cabs, uniqueIds: true)
+        guard !points.isEmpty else { throw CLIError("\(cabs): no cabs") }
         let router = Router(network: try loadGraph(graph))
         let etas: [ETA?]
         do { etas = try router.etas(to: pickup, from: points, limitSeconds: limitS) } catch { throw CLIError(error.description) }
@@ -209,10 +210,8 @@ struct BenchRoute: ParsableCommand {
         var micros: [Double] = [], lines = "i,distance_m,duration_s,settled\n", noRoute = 0
         micros.reserveCapacity(pairs.count)
         for (i, (a, b)) in pairs.enumerated() {
-            var route: Route?
-            let start = DispatchTime.now().uptimeNanoseconds
-            route = (try? router.route(from: a, to: b, metric: metric, algorithm: algorithm)) ?? nil
-            micros.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1000)
+            let (route, ns) = timed { (try? router.route(from: a, to: b, metric: metric, algorithm: algorithm)) ?? nil }
+            micros.append(ns / 1000)
             if let r = route {
                 lines += "\(i),\(String(format: "%.1f", r.distanceMetres)),\(String(format: "%.3f", r.durationSeconds)),\(r.settled)\n"
             } else {
@@ -220,8 +219,7 @@ struct BenchRoute: ParsableCommand {
             }
         }
         if let out { try writeOutput(lines, to: out) }
-        micros.sort()
-        let p50 = micros[micros.count / 2], p99 = micros[min(micros.count - 1, micros.count * 99 / 100)]
+        let (p50, p99) = percentiles(micros)
         print("{\"queries\":\(pairs.count),\"p50_us\":\(String(format: "%.1f", p50)),\"p99_us\":\(String(format: "%.1f", p99)),\"no_route\":\(noRoute)}")
     }
 }

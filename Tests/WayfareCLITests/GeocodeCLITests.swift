@@ -45,6 +45,8 @@ import TestSupport
         let b = try runWayfare(["geocoder", "build", "--gazetteer", bad, "--out", table])
         #expect(b.status != 0 && b.stderr.contains("bad.csv: line 3: lat \"north\" is not a finite number"))
         #expect(!FileManager.default.fileExists(atPath: table))
+        let empty = try runWayfare(["geocoder", "build", "--gazetteer", folder.write("e.csv", "lat,lon,name,admin1,admin2,cc\n"), "--out", table])
+        #expect(empty.status != 0 && empty.stderr.contains("nothing to look up"))
         let ok = folder.write("ok.csv", "lat,lon,name,admin1,admin2,cc\n1,2,Alpha,,,X\n")
         #expect(try runWayfare(["geocoder", "build", "--gazetteer", ok, "--out", table]).status == 0)
         for (args, message) in [(["geocode", table, ""], "empty query"),

@@ -94,6 +94,7 @@ import TestSupport
                    folder.write("e.csv", "from,to,length_m,time_s\na,b,1,1\n"), "--out", folder.path("y.wfg")], "e.csv: line 2: to is an unknown node \"b\"")
         #expect(!FileManager.default.fileExists(atPath: folder.path("x.wfg")) && !FileManager.default.fileExists(atPath: folder.path("y.wfg")))
         try fails(["bench", "route", graph, "--od", folder.write("od.csv", "o_lat,o_lon,d_lat\n1,2,3\n")], "no column \"d_lon\"")
+        try fails(["eta", graph, "--to", "43.7314,7.4197", "--cabs", folder.write("none.csv", "id,lat,lon\n")], "no cabs")
         try fails(["eta", graph, "--to", "43.7314,7.4197", "--cabs", folder.write("c.csv", "id,lat,lon\na,43.73,7.42\na,43.73,7.42\n")], "duplicate id \"a\"")
     }
 }
