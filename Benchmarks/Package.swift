@@ -38,6 +38,15 @@ let package = Package(
             ],
             path: "Benchmarks/Routing",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+        .executableTarget(
+            name: "GeocoderBench",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Geocoding", package: "Wayfare"),
+                .product(name: "Geodesy", package: "Wayfare"),
+            ],
+            path: "Benchmarks/Geocoding",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -22,8 +22,8 @@ public enum PlaceKind: UInt8, Sendable, CaseIterable, CustomStringConvertible {
 /// The geocoding lookup tables: named entries (streets, places, gazetteer cities) behind a
 /// token index, addresses grouped by street, and street geometry.
 ///
-/// `Sendable`: immutable arrays once built or loaded. Searches need a `GeocoderWorkspace`
-/// per thread.
+/// `Sendable`: immutable arrays once built or loaded; both searches need no scratch space,
+/// so any number of threads may share one table.
 public struct GeocoderTable: Sendable {
     // Named entries.
     var entryLabel: [String] = []
@@ -65,8 +65,8 @@ public struct GeocoderTable: Sendable {
     var deletionToken: [UInt32] = []
 
     // Derived at load: spatial indexes.
-    var addressTree = RTree<Int32>()
-    var cityTree = RTree<Int32>()
+    var addressTree = PointTree()
+    var cityTree = PointTree()
     var streetTree = SegmentTree()
     var cityEntries: [UInt32] = []
 
@@ -79,13 +79,9 @@ public struct GeocoderTable: Sendable {
 
     /// Builds the spatial indexes from the arrays.
     mutating func prepare() {
-        addressTree = RTree(coordinates: addressLat.indices.map { Coordinate(unchecked: addressLat[$0], addressLon[$0]) },
-                            tags: Array(repeating: 1, count: addressLat.count), stamps: Array(repeating: 0, count: addressLat.count),
-                            payloads: addressLat.indices.map { Int32($0) })
+        addressTree = PointTree(addressLat.indices.map { Coordinate(unchecked: addressLat[$0], addressLon[$0]) })
         cityEntries = entryKind.indices.filter { entryKind[$0] == PlaceKind.city.rawValue }.map { UInt32($0) }
-        cityTree = RTree(coordinates: cityEntries.map { Coordinate(unchecked: entryLat[Int($0)], entryLon[Int($0)]) },
-                         tags: Array(repeating: 1, count: cityEntries.count), stamps: Array(repeating: 0, count: cityEntries.count),
-                         payloads: cityEntries.map { Int32($0) })
+        cityTree = PointTree(cityEntries.map { Coordinate(unchecked: entryLat[Int($0)], entryLon[Int($0)]) })
         streetTree = SegmentTree(latE7: pointLatE7, lonE7: pointLonE7, lineStart: lineStart)
     }
 

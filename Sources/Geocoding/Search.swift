@@ -33,14 +33,6 @@ public struct ReverseAnswer: Sendable, Equatable {
     public var metres: Double
 }
 
-/// Scratch space for searches on one thread (not `Sendable`).
-public final class GeocoderWorkspace {
-    var rtree = SearchWorkspace()
-    var neighbours: [Neighbour] = []
-    var heap = MinHeap()
-    public init() {}
-}
-
 extension GeocoderTable {
     /// Queries longer than this are refused rather than searched.
     public static let maxQueryLength = 256
@@ -192,27 +184,19 @@ extension GeocoderTable {
     /// The address nearest to `point` within `addressCutoff` metres; else the nearest named
     /// street within `streetCutoff` (with the nearest point on it); else the nearest
     /// gazetteer place, however far. Nil only for an empty table.
-    public func reverse(_ point: Coordinate, addressCutoff: Double = 50, streetCutoff: Double = 1_000,
-                        using w: GeocoderWorkspace) -> ReverseAnswer? {
-        addressTree.nearest(1, to: point, within: addressCutoff, into: &w.neighbours, using: w.rtree)
-        if let n = w.neighbours.first {
-            let i = Int(addressTree[n.entry])
+    public func reverse(_ point: Coordinate, addressCutoff: Double = 50, streetCutoff: Double = 1_000) -> ReverseAnswer? {
+        if let (i, metres) = addressTree.nearest(to: point, within: addressCutoff) {
             return ReverseAnswer(label: addressLabel[i], coordinate: Coordinate(unchecked: addressLat[i], addressLon[i]),
-                                 kind: .address, metres: n.distance)
+                                 kind: .address, metres: metres)
         }
-        if let (s, _) = streetTree.nearest(to: point, within: streetCutoff, heap: &w.heap) {
-            let t = streetTree.project(point, onSegment: s, cosφ: cos(point.latitude * .pi / 180)).t
-            let k = Int(streetTree.segmentPoint[s])
-            let a = (Double(pointLatE7[k]) * 1e-7, Double(pointLonE7[k]) * 1e-7)
-            let b = (Double(pointLatE7[k + 1]) * 1e-7, Double(pointLonE7[k + 1]) * 1e-7)
-            let on = Coordinate(unchecked: a.0 + t * (b.0 - a.0), a.1 + t * (b.1 - a.1))
-            let e = Int(streetEntry[Int(lineStreet[Int(streetTree.segmentLine[s])])])
+        if let hit = streetTree.nearest(to: point, within: streetCutoff) {
+            let on = streetTree.point(onSegment: hit.segment, at: hit.fraction)
+            let e = Int(streetEntry[Int(lineStreet[Int(streetTree.segmentLine[hit.segment])])])
             return ReverseAnswer(label: entryLabel[e], coordinate: on, kind: .street, metres: point.distance(to: on))
         }
-        cityTree.nearest(1, to: point, into: &w.neighbours, using: w.rtree)
-        if let n = w.neighbours.first {
-            let e = Int(cityTree[n.entry])
-            return ReverseAnswer(label: entryLabel[e], coordinate: Coordinate(unchecked: entryLat[e], entryLon[e]), kind: .city, metres: n.distance)
+        if let (i, metres) = cityTree.nearest(to: point) {
+            let e = Int(cityEntries[i])
+            return ReverseAnswer(label: entryLabel[e], coordinate: Coordinate(unchecked: entryLat[e], entryLon[e]), kind: .city, metres: metres)
         }
         return nil
     }

@@ -77,7 +77,6 @@ public final class Router {
     /// Path lengths (dm) of the one-to-many search's tree.
     var lengthB: [UInt32]
     var generation: UInt32 = 0
-    var snapHeap = MinHeap()
     var sourceSeeds: [Seed] = [], targetSeeds: [Seed] = []
     var edges: [UInt32] = [], unpackStack: [UInt32] = [], chain: [UInt32] = []
     var geometry: [Coordinate] = [], streets: [String] = []
@@ -111,15 +110,12 @@ public final class Router {
     /// The nearest point on a drivable road, or `noRoadNearby` beyond `limit` metres.
     public func snap(_ c: Coordinate, within limit: Double = 1000) throws(RouteError) -> Snap {
         let g = network
-        guard let (s, _) = g.segments.nearest(to: c, within: limit, heap: &snapHeap) else {
+        guard let hit = g.segments.nearest(to: c, within: limit) else {
             throw .noRoadNearby(c, limitMetres: limit)
         }
         let cosφ = cos(c.latitude * .pi / 180)
-        let t = g.segments.project(c, onSegment: s, cosφ: cosφ).t
-        let k = Int(g.segments.segmentPoint[s]), piece = Int(g.segments.segmentLine[s])
-        let a = g.pointCoordinate(k), b = g.pointCoordinate(k + 1)
-        let point = Coordinate(unchecked: a.latitude + t * (b.latitude - a.latitude),
-                               a.longitude + t * (b.longitude - a.longitude))
+        let t = hit.fraction, point = g.segments.point(onSegment: hit.segment, at: t)
+        let k = Int(g.segments.segmentPoint[hit.segment]), piece = Int(g.segments.segmentLine[hit.segment])
         // The position along the piece, as a share of its planar length.
         func planar(_ i: Int) -> Double {
             let dy = Double(g.pointLatE7[i + 1] - g.pointLatE7[i]), dx = Double(g.pointLonE7[i + 1] - g.pointLonE7[i]) * cosφ

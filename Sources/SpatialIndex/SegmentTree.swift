@@ -13,14 +13,14 @@ import Geodesy
 /// which is within 0.01 % of the great-circle distance over the kilometre a snap may span.
 /// Longitudes are not wrapped: a network crossing the antimeridian is not supported.
 public struct SegmentTree: Sendable {
-    static let fanout = 16
-    /// Boxes of every level, leaves (segments) first: minLat, minLon, maxLat, maxLon.
+    static let fanout = 8
+    /// Every level, leaves first, four doubles per entry. A leaf holds its segment's two
+    /// ends (latA, lonA, latB, lonB: a segment's box follows from them, and the search reads
+    /// them without a trip through the point arrays); an inner node holds its box (minLat,
+    /// minLon, maxLat, maxLon).
     var boxes: [Double] = []
-    /// Where each level starts in `boxes` (in boxes); the last level is the root.
+    /// Where each level starts in `boxes` (in entries), then the end of the last (the root).
     var levelStart: [Int] = []
-    /// The polylines' points (shared storage, not a copy).
-    public private(set) var pointLatE7: [Int32] = []
-    public private(set) var pointLonE7: [Int32] = []
     /// The first point (global index) of each segment, in leaf order.
     public private(set) var segmentPoint: [UInt32] = []
     /// The polyline of each segment, in leaf order.
@@ -29,7 +29,7 @@ public struct SegmentTree: Sendable {
     /// cos of the largest |latitude| of any point.
     var smallestCosLatitude = 1.0
 
-    public var memoryBytes: Int { boxes.count * 8 + segmentPoint.count * 8 }  // points are the network's
+    public var memoryBytes: Int { boxes.count * 8 + segmentPoint.count * 8 }
 
     public init() {}
 
@@ -51,28 +51,28 @@ public struct SegmentTree: Sendable {
             }
         }
         items.sort { $0.key < $1.key }
-        pointLatE7 = latE7; pointLonE7 = lonE7
         segmentPoint = items.map(\.point)
         segmentLine = items.map(\.piece)
         boxes.reserveCapacity(items.count * 4 * 17 / 16 + 8)
         levelStart = [0]
         for it in items {
             let a = Int(it.point)
-            let la = Double(latE7[a]) * 1e-7, lb = Double(latE7[a + 1]) * 1e-7
-            let oa = Double(lonE7[a]) * 1e-7, ob = Double(lonE7[a + 1]) * 1e-7
-            boxes += [min(la, lb), min(oa, ob), max(la, lb), max(oa, ob)]
+            boxes += [Double(latE7[a]) * 1e-7, Double(lonE7[a]) * 1e-7, Double(latE7[a + 1]) * 1e-7, Double(lonE7[a + 1]) * 1e-7]
         }
         var count = items.count
         while count > 1 {
-            let start = levelStart.last!
+            let start = levelStart.last!, leaves = levelStart.count == 1
             levelStart.append(start + count)
             var i = 0
             while i < count {
                 var b = [Double.infinity, .infinity, -Double.infinity, -Double.infinity]
                 for c in i..<min(i + Self.fanout, count) {
                     let o = (start + c) * 4
-                    b[0] = min(b[0], boxes[o]); b[1] = min(b[1], boxes[o + 1])
-                    b[2] = max(b[2], boxes[o + 2]); b[3] = max(b[3], boxes[o + 3])
+                    // A leaf's ends are in either order; a box's corners are not.
+                    let (lat0, lat1) = leaves ? (min(boxes[o], boxes[o + 2]), max(boxes[o], boxes[o + 2])) : (boxes[o], boxes[o + 2])
+                    let (lon0, lon1) = leaves ? (min(boxes[o + 1], boxes[o + 3]), max(boxes[o + 1], boxes[o + 3])) : (boxes[o + 1], boxes[o + 3])
+                    b[0] = min(b[0], lat0); b[1] = min(b[1], lon0)
+                    b[2] = max(b[2], lat1); b[3] = max(b[3], lon1)
                 }
                 boxes += b
                 i += Self.fanout
@@ -82,57 +82,99 @@ public struct SegmentTree: Sendable {
         levelStart.append(levelStart.last! + count)
     }
 
-    /// The nearest segment to a coordinate within `limit` metres, and its planar distance;
-    /// `heap` is the caller's scratch space (no allocation once it has grown).
-    public func nearest(to c: Coordinate, within limit: Double, heap: inout MinHeap) -> (segment: Int, metres: Double)? {
+    /// The nearest segment to a coordinate within `limit` metres (inclusive; ties go to the
+    /// first segment in leaf order).
+    ///
+    /// Depth first, nearest box first, pruning any box farther than the best segment so far:
+    /// the first descent usually lands within metres of the answer, so after it almost every
+    /// box is pruned unopened. (Best first with a heap pushed every box within the limit,
+    /// which for a 1 km limit in a dense city is most of them.)
+    public func nearest(to c: Coordinate, within limit: Double) -> SegmentHit? {
         guard !segmentPoint.isEmpty else { return nil }
-        let mPerDeg = Earth.meanRadius * .pi / 180
         let cosφ = cos(c.latitude * .pi / 180)
-        // Keys are centimetres, rounded down for boxes so they stay lower bounds.
-        let limitKey = UInt32(min(limit * 100, 4e9))
-        // A metre per degree of longitude shrinks towards the poles: the smallest value over
-        // the network and the query keeps box distances lower bounds without a cosine per box.
-        let lonScale = min(cosφ, smallestCosLatitude)
-        heap.removeAll()
-        let levels = levelStart.count - 1
-        heap.push(0, levelStart[levels - 1])
-        while let (key, ref) = heap.pop() {
-            if key > limitKey { return nil }
-            if ref < segmentPoint.count { return (ref, Double(key) / 100) }
-            // Find the node's level, then its children one level down.
-            var level = levels - 1
-            while ref < levelStart[level] { level -= 1 }
-            let childLevel = level - 1, index = ref - levelStart[level]
-            let first = index * Self.fanout
-            let end = min(first + Self.fanout, levelStart[childLevel + 1] - levelStart[childLevel])
+        // The best so far, its distance squared: a square root per segment would sit on the
+        // search's critical path (measured: a tenth of the query time on that one compare).
+        var best = (segment: -1, t: 0.0, metres2: limit * limit)
+        let root = levelStart.count - 2
+        if root == 0 {
+            consider(0, c, cosφ, &best)
+        } else {
+            // A metre per degree of longitude shrinks towards the poles: the smallest value over
+            // the network and the query keeps box distances lower bounds without a cosine per box.
+            let lonScale = min(cosφ, smallestCosLatitude)
+            descend(level: root, node: 0, c, cosφ, lonScale, &best)
+        }
+        guard best.segment >= 0 else { return nil }
+        return SegmentHit(segment: best.segment, fraction: best.t, metres: best.metres2.squareRoot())
+    }
+
+    private func descend(level: Int, node: Int, _ c: Coordinate, _ cosφ: Double, _ lonScale: Double,
+                         _ best: inout (segment: Int, t: Double, metres2: Double)) {
+        let childLevel = level - 1, first = node * Self.fanout
+        let end = min(first + Self.fanout, levelStart[childLevel + 1] - levelStart[childLevel])
+        if childLevel == 0 {
+            for s in first..<end { consider(s, c, cosφ, &best) }
+            return
+        }
+        let mPerDeg = Earth.meanRadius * .pi / 180
+        withUnsafeTemporaryAllocation(of: (Double, Int).self, capacity: Self.fanout) { order in
+            var n = 0
             for child in first..<end {
-                let box = levelStart[childLevel] + child, o = box * 4
-                if childLevel == 0 {
-                    let d = project(c, onSegment: child, cosφ: cosφ).metres
-                    if d <= limit { heap.push(UInt32(d * 100 + 0.5), box) }
-                } else {
-                    let dy = max(boxes[o] - c.latitude, 0, c.latitude - boxes[o + 2]) * mPerDeg
-                    let dx = max(boxes[o + 1] - c.longitude, 0, c.longitude - boxes[o + 3]) * mPerDeg * lonScale
-                    let d = (dx * dx + dy * dy).squareRoot()
-                    if d <= limit { heap.push(UInt32(d * 100), box) }
-                }
+                let o = (levelStart[childLevel] + child) * 4
+                let dy = max(boxes[o] - c.latitude, 0, c.latitude - boxes[o + 2]) * mPerDeg
+                let dx = max(boxes[o + 1] - c.longitude, 0, c.longitude - boxes[o + 3]) * lonScale * mPerDeg
+                let d = dx * dx + dy * dy
+                guard d <= best.metres2 else { continue }
+                // Insertion sort: at most sixteen, mostly pruned.
+                var i = n
+                while i > 0 && order[i - 1].0 > d { order[i] = order[i - 1]; i -= 1 }
+                order[i] = (d, child); n += 1
+            }
+            for i in 0..<n where order[i].0 <= best.metres2 {
+                descend(level: childLevel, node: order[i].1, c, cosφ, lonScale, &best)
             }
         }
-        return nil
+    }
+
+    @inline(__always) private func consider(_ s: Int, _ c: Coordinate, _ cosφ: Double, _ best: inout (segment: Int, t: Double, metres2: Double)) {
+        let (t, d) = project2(c, onSegment: s, cosφ: cosφ)
+        if d < best.metres2 || (d == best.metres2 && (best.segment < 0 || s < best.segment)) { best = (s, t, d) }
     }
 
     /// The closest point of segment `s` to c: its fraction along the segment and its planar
     /// distance in metres.
-    @inline(__always) public func project(_ c: Coordinate, onSegment s: Int, cosφ: Double) -> (t: Double, metres: Double) {
+    public func project(_ c: Coordinate, onSegment s: Int, cosφ: Double) -> (t: Double, metres: Double) {
+        let (t, d2) = project2(c, onSegment: s, cosφ: cosφ)
+        return (t, d2.squareRoot())
+    }
+
+    /// `project`, with the distance squared.
+    @inline(__always) func project2(_ c: Coordinate, onSegment s: Int, cosφ: Double) -> (t: Double, metres2: Double) {
         let mPerDeg = Earth.meanRadius * .pi / 180
-        let a = Int(segmentPoint[s])
-        let ax = (Double(pointLonE7[a]) * 1e-7 - c.longitude) * cosφ * mPerDeg, ay = (Double(pointLatE7[a]) * 1e-7 - c.latitude) * mPerDeg
-        let bx = (Double(pointLonE7[a + 1]) * 1e-7 - c.longitude) * cosφ * mPerDeg, by = (Double(pointLatE7[a + 1]) * 1e-7 - c.latitude) * mPerDeg
+        let o = s * 4
+        let ax = (boxes[o + 1] - c.longitude) * cosφ * mPerDeg, ay = (boxes[o] - c.latitude) * mPerDeg
+        let bx = (boxes[o + 3] - c.longitude) * cosφ * mPerDeg, by = (boxes[o + 2] - c.latitude) * mPerDeg
         let dx = bx - ax, dy = by - ay, len2 = dx * dx + dy * dy
         let t = len2 > 0 ? min(1, max(0, -(ax * dx + ay * dy) / len2)) : 0
         let px = ax + t * dx, py = ay + t * dy
-        return (t, (px * px + py * py).squareRoot())
+        return (t, px * px + py * py)
     }
+
+    /// The point a fraction `t` along segment `s`, interpolated in degrees.
+    public func point(onSegment s: Int, at t: Double) -> Coordinate {
+        let o = s * 4
+        return Coordinate(unchecked: boxes[o] + t * (boxes[o + 2] - boxes[o]), boxes[o + 1] + t * (boxes[o + 3] - boxes[o + 1]))
+    }
+}
+
+/// Where a coordinate meets its nearest segment.
+public struct SegmentHit: Sendable, Equatable {
+    /// The segment, in the tree's leaf order (see `segmentPoint`, `segmentLine`).
+    public var segment: Int
+    /// How far along the segment the nearest point lies, 0…1.
+    public var fraction: Double
+    /// Planar metres from the coordinate to that point.
+    public var metres: Double
 }
 
 /// Position of (x, y) along a Hilbert curve over a 2^16 × 2^16 grid.

@@ -76,7 +76,7 @@ struct ReverseCommand: ParsableCommand {
     func run() throws {
         let p = try coordinate(point, option: "point")
         let t = try loadTable(table)
-        guard let r = t.reverse(p, using: GeocoderWorkspace()) else { throw CLIError("\(table): the table is empty") }
+        guard let r = t.reverse(p) else { throw CLIError("\(table): the table is empty") }
         print(JSONValue.object([("label", .string(r.label)), ("lat", .number(r.coordinate.latitude)), ("lon", .number(r.coordinate.longitude)),
                                 ("kind", .string(r.kind.description)), ("distance_m", .number((r.metres * 10).rounded() / 10))]).text)
     }
@@ -131,13 +131,17 @@ struct BenchReverse: ParsableCommand {
         let (pts, _) = try readPoints(points)
         guard !pts.isEmpty else { throw CLIError("\(points): no points") }
         let t = try loadTable(table)
-        let w = GeocoderWorkspace()
-        for p in pts.prefix(100) { _ = t.reverse(p, using: w) }  // warm-up
-        var nanos: [Double] = [], lines = "i,label,lat,lon,kind,distance_m\n"
-        nanos.reserveCapacity(pts.count)
-        for (i, p) in pts.enumerated() {
-            let (r, ns) = timed { t.reverse(p, using: w) }
-            nanos.append(ns)
+        for p in pts.prefix(100) { _ = t.reverse(p) }  // warm-up
+        // Answers are kept and written after the timed loop, so formatting does not share
+        // the caches with the searches being timed.
+        var nanos: [Double] = [], answers: [ReverseAnswer?] = []
+        nanos.reserveCapacity(pts.count); answers.reserveCapacity(pts.count)
+        for p in pts {
+            let (r, ns) = timed { t.reverse(p) }
+            nanos.append(ns); answers.append(r)
+        }
+        var lines = "i,label,lat,lon,kind,distance_m\n"
+        for (i, r) in answers.enumerated() {
             if let r {
                 lines += "\(i),\(csvField(r.label)),\(r.coordinate.latitude),\(r.coordinate.longitude),\(r.kind),\(String(format: "%.1f", r.metres))\n"
             } else { lines += "\(i),,,,,\n" }

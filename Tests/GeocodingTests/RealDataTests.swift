@@ -78,10 +78,9 @@ func plain(_ s: String) -> String { s.folding(options: [.diacriticInsensitive], 
     @Test(.enabled(if: SharedData.isAvailable, SharedData.skipMessage))
     func reverseOfEachAddressIsThatAddress() throws {
         let t = try #require(sharedTable)
-        let w = GeocoderWorkspace()
         for i in 0..<t.addressCount {
             let p = Coordinate(unchecked: t.addressLat[i], t.addressLon[i])
-            let r = try #require(t.reverse(p, using: w))
+            let r = try #require(t.reverse(p))
             #expect(r.kind == .address && (r.label == t.addressLabel[i] || r.metres < 0.01), "\(t.addressLabel[i]) → \(r.label)")
         }
     }
@@ -121,8 +120,7 @@ func plain(_ s: String) -> String { s.folding(options: [.diacriticInsensitive], 
         #expect(massachusetts?.label == "Springfield, Massachusetts, US")
         #expect(try t.geocode("Casino de Monte-Carlo").first?.kind == .place)
         // Reverse far from any street: the nearest gazetteer place, as the globe measures it.
-        let w = GeocoderWorkspace()
-        let paris = try #require(t.reverse(Coordinate(unchecked: 48.85, 2.35), using: w))
+        let paris = try #require(t.reverse(Coordinate(unchecked: 48.85, 2.35)))
         #expect(paris.kind == .city && paris.label.hasPrefix("Paris,"))
     }
 
@@ -196,7 +194,7 @@ func plain(_ s: String) -> String { s.folding(options: [.diacriticInsensitive], 
             withUnsafeBytes(of: sum.littleEndian) { for j in 0..<8 { b[24 + j] = $0[j] } }
             guard let u = try? GeocoderFile.decode(b, path: "x") else { continue }
             _ = try? u.geocode("12 boulevard des moulins")
-            _ = u.reverse(Coordinate(unchecked: 43.7405, 7.4255), using: GeocoderWorkspace())
+            _ = u.reverse(Coordinate(unchecked: 43.7405, 7.4255))
         }
     }
 }
