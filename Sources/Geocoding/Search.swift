@@ -53,21 +53,18 @@ extension GeocoderTable {
         guard !words.isEmpty else {
             throw GeocoderError(number == nil ? "empty query" : "a house number alone is not an address (add the street)")
         }
-        // Each word's matching tokens with a quality: exact 1, prefix (last word) 0.9, typo 0.8.
-        var matches: [[UInt32: Double]] = []
+        // Each word's matching tokens: exact (quality 1), prefix of the last word (0.9, a
+        // range of the sorted dictionary, so no set is built however short the prefix), or
+        // one typo away (0.8).
+        var matches: [WordMatch] = []
         for (i, w) in words.enumerated() {
-            var m: [UInt32: Double] = [:]
-            if let id = tokenID(w) { m[UInt32(id)] = 1 }
+            var m = WordMatch(exact: tokenID(w).map { UInt32($0) })
             if i == words.count - 1 {
-                var k = lowerBound(w)
                 // A short prefix stops after a few hundred tokens: the passenger is still typing.
-                let cap = w.count < 3 ? 200 : 5_000
-                while k < tokens.count, m.count < cap, tokens[k].utf8.starts(with: w.utf8) {
-                    if m[UInt32(k)] == nil { m[UInt32(k)] = 0.9 }
-                    k += 1
-                }
+                let k = lowerBound(w), end = prefixEnd(w, from: k)
+                m.prefix = k..<min(end, k + (w.count < 3 ? 200 : 5_000))
             }
-            if m.isEmpty && w.utf8.count >= 5 { typoMatches(w, into: &m) }
+            if m.isEmpty && w.utf8.count >= 5 { m.typos = typoMatches(w) }
             // A word that matches nothing ("krs", "floor") is left out, at a cost in score.
             if !m.isEmpty { matches.append(m) }
         }
@@ -76,44 +73,53 @@ extension GeocoderTable {
         // Drive the search with the word whose tokens have the fewest entries; when no entry
         // matches every word (a word like "floor" that matches something else), the next
         // rarest words drive too, up to three.
-        func postings(_ m: [UInt32: Double]) -> Int { m.keys.reduce(0) { $0 + Int(tokenEntryStart[Int($1) + 1] - tokenEntryStart[Int($1)]) } }
-        let drivers = matches.indices.sorted { postings(matches[$0]) < postings(matches[$1]) }
+        let postings = matches.map { m in m.tokens.reduce(0) { $0 + Int(tokenEntryStart[$1 + 1] - tokenEntryStart[$1]) } }
+        let drivers = matches.indices.sorted { postings[$0] < postings[$1] }
         var seen = Set<UInt32>()
-        var found: [(GeocodeCandidate, Double)] = []
+        var best = TopCandidates(limit: max(0, limit))
         var complete = false
         for driver in drivers.prefix(3) where !complete {
-            for tok in matches[driver].keys {
-                for k in Int(tokenEntryStart[Int(tok)])..<Int(tokenEntryStart[Int(tok) + 1]) {
+            for tok in matches[driver].tokens {
+                for k in Int(tokenEntryStart[tok])..<Int(tokenEntryStart[tok + 1]) {
                     let e = tokenEntries[k]
                     guard seen.insert(e).inserted, let (text, all) = textScore(entry: Int(e), matches) else { continue }
                     complete = complete || all
+                    // An entry whose text cannot reach the worst kept answer is not placed.
+                    guard !best.isFull || text * wordShare * 100 >= best.worstScore - 0.5 else { continue }
                     for c in candidates(entry: Int(e), text: text * wordShare, number: number) {
                         if let accept, !accept(c.coordinate) { continue }
-                        found.append((c, focus.map { c.coordinate.distance(to: $0) } ?? 0))
+                        best.offer(c, distance: focus.map { c.coordinate.distance(to: $0) } ?? 0)
                     }
                 }
             }
         }
-        // Text first (to the hundredth), then nearness to the focus, then kind and label.
-        found.sort { a, b in
-            let sa = (a.0.score * 100).rounded(), sb = (b.0.score * 100).rounded()
-            if sa != sb { return sa > sb }
-            if a.1 != b.1 { return a.1 < b.1 }
-            if a.0.kind != b.0.kind { return a.0.kind.tieRank < b.0.kind.tieRank }
-            return a.0.label < b.0.label
-        }
-        return Array(found.prefix(max(0, limit)).map(\.0))
+        return best.ranked
     }
 
-    /// Tokens one edit away from `w`, via the deletion index, verified.
-    func typoMatches(_ w: String, into m: inout [UInt32: Double]) {
+    /// The first token after `k` that does not start with `w` (binary search: the tokens
+    /// that start with `w` follow `lowerBound(w)` contiguously).
+    func prefixEnd(_ w: String, from k: Int) -> Int {
+        var lo = k, hi = tokens.count
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if tokens[mid].utf8.starts(with: w.utf8) { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    /// Tokens one edit away from `w`, via the deletion index, verified; and the canonical
+    /// token of a street type one edit away from its long spelling ("axenue" → "av"), which
+    /// the index cannot hold since tables store only the canonical form.
+    func typoMatches(_ w: String) -> [UInt32] {
+        var found: [UInt32] = []
         let bytes = Array(w.utf8)
+        func add(_ t: UInt32) { if !found.contains(t) { found.append(t) } }
         func consider(_ hash: UInt64) {
             var lo = 0, hi = deletionHash.count
             while lo < hi { let mid = (lo + hi) >> 1; if deletionHash[mid] < hash { lo = mid + 1 } else { hi = mid } }
             while lo < deletionHash.count && deletionHash[lo] == hash {
                 let t = deletionToken[lo]
-                if m[t] == nil, Normalizer.withinOneEdit(bytes, Array(tokens[Int(t)].utf8)) { m[t] = 0.8 }
+                if Normalizer.withinOneEdit(bytes, Array(tokens[Int(t)].utf8)) { add(t) }
                 lo += 1
             }
         }
@@ -122,26 +128,33 @@ extension GeocoderTable {
             var d = bytes
             d.remove(at: k)
             consider(Self.hash(d))  // a substitution or an extra letter
-            if let id = tokenID(String(decoding: d, as: UTF8.self)), m[UInt32(id)] == nil { m[UInt32(id)] = 0.8 }
+            if let id = tokenID(String(decoding: d, as: UTF8.self)) { add(UInt32(id)) }
         }
+        for (long, short) in Normalizer.canonical where long.utf8.count >= 5 && Normalizer.withinOneEdit(bytes, Array(long.utf8)) {
+            if let id = tokenID(short) { add(UInt32(id)) }
+        }
+        return found
     }
 
     /// How well entry e's name matches the words (a word it lacks counts 0), and whether it
     /// matches them all.
-    func textScore(entry e: Int, _ matches: [[UInt32: Double]]) -> (Double, Bool)? {
+    func textScore(entry e: Int, _ matches: [WordMatch]) -> (Double, Bool)? {
         let range = Int(entryTokenStart[e])..<Int(entryTokenStart[e + 1])
         var total = 0.0, matched = 0
-        var used: [Int] = []  // a few words: a linear search beats hashing
-        used.reserveCapacity(matches.count)
+        var used: UInt64 = 0  // entry tokens already taken by a word (names have few tokens)
         for m in matches {
             var best = 0.0, at = -1
-            for k in range where !used.contains(k) { if let q = m[entryTokens[k]], q > best { best = q; at = k } }
+            for k in range where k - range.lowerBound >= 64 || used & (1 << (k - range.lowerBound)) == 0 {
+                let q = m.quality(entryTokens[k])
+                if q > best { best = q; at = k }
+            }
             guard at >= 0 else { continue }
-            used.append(at); total += best; matched += 1
+            if at - range.lowerBound < 64 { used |= 1 << (at - range.lowerBound) }
+            total += best; matched += 1
         }
         guard matched > 0 else { return nil }
         let quality = total / Double(matches.count)
-        let coverage = Double(used.count) / Double(max(1, range.count))
+        let coverage = Double(matched) / Double(max(1, range.count))
         return (0.7 * quality + 0.3 * coverage, matched == matches.count)
     }
 
@@ -200,4 +213,61 @@ extension GeocoderTable {
         }
         return nil
     }
+}
+
+/// The tokens one typed word matches, by quality: exact 1, prefix 0.9, one typo 0.8.
+struct WordMatch {
+    var exact: UInt32?
+    /// Token ids that start with the word (the last word only); includes `exact`.
+    var prefix: Range<Int> = 0..<0
+    var typos: [UInt32] = []
+
+    var isEmpty: Bool { exact == nil && prefix.isEmpty && typos.isEmpty }
+
+    @inline(__always) func quality(_ t: UInt32) -> Double {
+        if t == exact { return 1 }
+        if prefix.contains(Int(t)) { return 0.9 }
+        return typos.contains(t) ? 0.8 : 0
+    }
+
+    /// Every matched token id, each once.
+    var tokens: [Int] {
+        var out = prefix.isEmpty ? [] : Array(prefix)
+        if let exact, !prefix.contains(Int(exact)) { out.append(Int(exact)) }
+        out += typos.map(Int.init).filter { !prefix.contains($0) && $0 != exact.map(Int.init) }
+        return out
+    }
+}
+
+/// The best few answers seen so far, in rank order: text score (to the hundredth), then
+/// nearness to the focus, then kind and label. Keeping only `limit` of them costs a few
+/// comparisons per answer, where sorting every answer to a short prefix cost milliseconds.
+struct TopCandidates {
+    let limit: Int
+    private var kept: [(candidate: GeocodeCandidate, distance: Double)] = []
+
+    init(limit: Int) { self.limit = limit; kept.reserveCapacity(limit + 1) }
+
+    var isFull: Bool { kept.count >= limit }
+    /// The last kept answer's score, in hundredths.
+    var worstScore: Double { kept.last.map { ($0.candidate.score * 100).rounded() } ?? 0 }
+
+    static func precedes(_ a: (candidate: GeocodeCandidate, distance: Double), _ b: (candidate: GeocodeCandidate, distance: Double)) -> Bool {
+        let sa = (a.candidate.score * 100).rounded(), sb = (b.candidate.score * 100).rounded()
+        if sa != sb { return sa > sb }
+        if a.distance != b.distance { return a.distance < b.distance }
+        if a.candidate.kind != b.candidate.kind { return a.candidate.kind.tieRank < b.candidate.kind.tieRank }
+        return a.candidate.label < b.candidate.label
+    }
+
+    mutating func offer(_ c: GeocodeCandidate, distance: Double) {
+        let item = (candidate: c, distance: distance)
+        guard limit > 0, !isFull || Self.precedes(item, kept[kept.count - 1]) else { return }
+        var i = kept.count
+        while i > 0 && Self.precedes(item, kept[i - 1]) { i -= 1 }
+        kept.insert(item, at: i)
+        if kept.count > limit { kept.removeLast() }
+    }
+
+    var ranked: [GeocodeCandidate] { kept.map(\.candidate) }
 }

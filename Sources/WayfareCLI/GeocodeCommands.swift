@@ -7,7 +7,43 @@ import Geodesy
 
 struct GeocoderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "geocoder", abstract: "Build geocoding lookup tables.", subcommands: [GeocoderBuild.self])
+        commandName: "geocoder", abstract: "Build geocoding lookup tables, and sample benchmark input from them.",
+        subcommands: [GeocoderBuild.self, GeocoderSample.self])
+}
+
+struct GeocoderSample: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sample",
+        abstract: "Write seeded benchmark input drawn from a table: queries.csv (query,near_lat,near_lon) and points.csv (lat,lon).",
+        discussion: """
+            Queries: addresses (number before or after the street), streets, places and cities; \
+            3 in 5 typed in full, 1 in 5 cut short (type-ahead), 1 in 5 with a one-letter typo; \
+            half with a focus within 5 km. Points: within 50 m of a named street or an address, \
+            or within 20 km of a gazetteer place in a table with no streets.
+            """)
+    @Argument(help: "A geocoder table.") var table: String
+    @Option(help: "Number of queries.") var queries: Int = 10_000
+    @Option(help: "Number of points.") var points: Int = 10_000
+    @Option(help: "Random seed.") var seed: UInt64 = 42
+    @Option(name: .customLong("out-dir"), help: "Folder for the two files.") var outDir: String
+
+    func run() throws {
+        guard (1...10_000_000).contains(queries), (1...10_000_000).contains(points) else {
+            throw CLIError("--queries and --points must be between 1 and 10000000")
+        }
+        let t = try loadTable(table)
+        do { try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true) } catch {
+            throw CLIError("\(outDir): cannot create the folder: \(error.localizedDescription)")
+        }
+        var q = "query,near_lat,near_lon\n"
+        for s in t.sampleQueries(queries, seed: seed) {
+            q += "\(csvField(s.text)),\(s.near.map { "\($0.latitude),\($0.longitude)" } ?? ",")\n"
+        }
+        var p = "lat,lon\n"
+        for c in t.samplePoints(points, seed: seed &+ 1) { p += "\(c.latitude),\(c.longitude)\n" }
+        try writeOutput(q, to: (outDir as NSString).appendingPathComponent("queries.csv"))
+        try writeOutput(p, to: (outDir as NSString).appendingPathComponent("points.csv"))
+    }
 }
 
 struct GeocoderBuild: ParsableCommand {

@@ -99,10 +99,13 @@ func plain(_ s: String) -> String { s.folding(options: [.diacriticInsensitive], 
             ("Boulevard des Moul", "Boulevard des Moulins"),           // type-ahead
             ("Aleksanterink.", "Aleksanterinkatu"),                    // Finnish -k.
             ("kaivok", "Kaivokatu"),
+            ("Boxlevard des Moulins", "Boulevard des Moulins"),        // a typo in the street type,
+            ("Axenue de la Costa", "Avenue de la Costa"),              // which tables hold abbreviated
         ]
         for (query, street) in cases {
             let found = try t.geocode(query, limit: 5)
             #expect(found.contains { $0.kind == .street && $0.label == street }, "\(query) → \(found.map(\.label))")
+            #expect(found.first?.label == street, "\(query) → \(found.map(\.label))")
         }
         // Typing more letters keeps the right street on top.
         for prefix in ["manne", "mannerh", "mannerheimint"] {
