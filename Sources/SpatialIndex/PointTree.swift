@@ -40,11 +40,16 @@ public struct PointTree: Sendable {
     /// middle point stays in place and is the split: [lo, mid) ≤ it ≤ (mid, hi).
     private mutating func build(_ lo: Int, _ hi: Int, node: Int) {
         guard hi - lo > Self.leafSize else { return }
-        var lower = [Double.infinity, .infinity, .infinity], upper = [-Double.infinity, -.infinity, -.infinity]
-        for i in lo..<hi {
-            for a in 0..<3 { lower[a] = min(lower[a], xyz[3 * i + a]); upper[a] = max(upper[a], xyz[3 * i + a]) }
+        var spread = (0.0, 0.0, 0.0)
+        do {
+            var lower = (Double.infinity, Double.infinity, Double.infinity), upper = (-Double.infinity, -Double.infinity, -Double.infinity)
+            for i in lo..<hi {
+                let (x, y, z) = (xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2])
+                lower = (min(lower.0, x), min(lower.1, y), min(lower.2, z)); upper = (max(upper.0, x), max(upper.1, y), max(upper.2, z))
+            }
+            spread = (upper.0 - lower.0, upper.1 - lower.1, upper.2 - lower.2)
         }
-        let axis = (0..<3).max { upper[$0] - lower[$0] < upper[$1] - lower[$1] }!
+        let axis = spread.0 >= spread.1 && spread.0 >= spread.2 ? 0 : spread.1 >= spread.2 ? 1 : 2
         if axes.count <= node { axes += repeatElement(0, count: node + 1 - axes.count) }
         axes[node] = UInt8(axis)
         let mid = (lo + hi) / 2

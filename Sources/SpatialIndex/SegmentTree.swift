@@ -96,49 +96,56 @@ public struct SegmentTree: Sendable {
         // search's critical path (measured: a tenth of the query time on that one compare).
         var best = (segment: -1, t: 0.0, metres2: limit * limit)
         let root = levelStart.count - 2
-        if root == 0 {
-            consider(0, c, cosφ, &best)
-        } else {
-            // A metre per degree of longitude shrinks towards the poles: the smallest value over
-            // the network and the query keeps box distances lower bounds without a cosine per box.
-            let lonScale = min(cosφ, smallestCosLatitude)
-            descend(level: root, node: 0, c, cosφ, lonScale, &best)
+        // A metre per degree of longitude shrinks towards the poles: the smallest value over
+        // the network and the query keeps box distances lower bounds without a cosine per box.
+        let mPerDeg = Earth.meanRadius * .pi / 180
+        let kx = cosφ * mPerDeg, kxBox = min(cosφ, smallestCosLatitude) * mPerDeg
+        let (qy, qx) = (c.latitude, c.longitude)
+        boxes.withUnsafeBufferPointer { b in
+            // The one unsafe wall of this search: `b` is the tree's own array, and every index
+            // below is a node or segment the build wrote (levelStart bounds each level).
+            @inline(__always) func segments(_ range: Range<Int>) {
+                for s in range {
+                    let o = s * 4
+                    let ax = (b[o + 1] - qx) * kx, ay = (b[o] - qy) * mPerDeg
+                    let dx = (b[o + 3] - qx) * kx - ax, dy = (b[o + 2] - qy) * mPerDeg - ay
+                    let len2 = dx * dx + dy * dy
+                    let t = len2 > 0 ? min(1, max(0, -(ax * dx + ay * dy) / len2)) : 0
+                    let px = ax + t * dx, py = ay + t * dy, d = px * px + py * py
+                    if d < best.metres2 || (d == best.metres2 && (best.segment < 0 || s < best.segment)) { best = (s, t, d) }
+                }
+            }
+            guard root > 0 else { segments(0..<1); return }
+            // Depth first on an explicit stack of (squared box distance, level, node): each
+            // node's children go on nearest last, so the nearest is opened first.
+            withUnsafeTemporaryAllocation(of: (Double, Int32, Int32).self, capacity: root * Self.fanout + 1) { stack in
+                stack[0] = (0, Int32(root), 0)
+                var top = 1
+                while top > 0 {
+                    top -= 1
+                    let (d, level, node) = stack[top]
+                    guard d <= best.metres2 else { continue }
+                    let childLevel = Int(level) - 1, first = Int(node) * Self.fanout
+                    let base = levelStart[childLevel]
+                    let end = min(first + Self.fanout, levelStart[childLevel + 1] - base)
+                    if childLevel == 0 { segments(first..<end); continue }
+                    let bottom = top
+                    for child in first..<end {
+                        let o = (base + child) * 4
+                        let dy = max(b[o] - qy, 0, qy - b[o + 2]) * mPerDeg
+                        let dx = max(b[o + 1] - qx, 0, qx - b[o + 3]) * kxBox
+                        let d = dx * dx + dy * dy
+                        guard d <= best.metres2 else { continue }
+                        // Insertion, farthest at the bottom: at most a fanout's worth.
+                        var i = top
+                        while i > bottom && stack[i - 1].0 < d { stack[i] = stack[i - 1]; i -= 1 }
+                        stack[i] = (d, Int32(childLevel), Int32(child)); top += 1
+                    }
+                }
+            }
         }
         guard best.segment >= 0 else { return nil }
         return SegmentHit(segment: best.segment, fraction: best.t, metres: best.metres2.squareRoot())
-    }
-
-    private func descend(level: Int, node: Int, _ c: Coordinate, _ cosφ: Double, _ lonScale: Double,
-                         _ best: inout (segment: Int, t: Double, metres2: Double)) {
-        let childLevel = level - 1, first = node * Self.fanout
-        let end = min(first + Self.fanout, levelStart[childLevel + 1] - levelStart[childLevel])
-        if childLevel == 0 {
-            for s in first..<end { consider(s, c, cosφ, &best) }
-            return
-        }
-        let mPerDeg = Earth.meanRadius * .pi / 180
-        withUnsafeTemporaryAllocation(of: (Double, Int).self, capacity: Self.fanout) { order in
-            var n = 0
-            for child in first..<end {
-                let o = (levelStart[childLevel] + child) * 4
-                let dy = max(boxes[o] - c.latitude, 0, c.latitude - boxes[o + 2]) * mPerDeg
-                let dx = max(boxes[o + 1] - c.longitude, 0, c.longitude - boxes[o + 3]) * lonScale * mPerDeg
-                let d = dx * dx + dy * dy
-                guard d <= best.metres2 else { continue }
-                // Insertion sort: at most sixteen, mostly pruned.
-                var i = n
-                while i > 0 && order[i - 1].0 > d { order[i] = order[i - 1]; i -= 1 }
-                order[i] = (d, child); n += 1
-            }
-            for i in 0..<n where order[i].0 <= best.metres2 {
-                descend(level: childLevel, node: order[i].1, c, cosφ, lonScale, &best)
-            }
-        }
-    }
-
-    @inline(__always) private func consider(_ s: Int, _ c: Coordinate, _ cosφ: Double, _ best: inout (segment: Int, t: Double, metres2: Double)) {
-        let (t, d) = project2(c, onSegment: s, cosφ: cosφ)
-        if d < best.metres2 || (d == best.metres2 && (best.segment < 0 || s < best.segment)) { best = (s, t, d) }
     }
 
     /// The closest point of segment `s` to c: its fraction along the segment and its planar
@@ -149,11 +156,12 @@ public struct SegmentTree: Sendable {
     }
 
     /// `project`, with the distance squared.
-    @inline(__always) func project2(_ c: Coordinate, onSegment s: Int, cosφ: Double) -> (t: Double, metres2: Double) {
-        let mPerDeg = Earth.meanRadius * .pi / 180
+    func project2(_ c: Coordinate, onSegment s: Int, cosφ: Double) -> (t: Double, metres2: Double) {
+        // The same operations in the same order as `nearest`, so both give the same bits.
+        let mPerDeg = Earth.meanRadius * .pi / 180, kx = cosφ * mPerDeg
         let o = s * 4
-        let ax = (boxes[o + 1] - c.longitude) * cosφ * mPerDeg, ay = (boxes[o] - c.latitude) * mPerDeg
-        let bx = (boxes[o + 3] - c.longitude) * cosφ * mPerDeg, by = (boxes[o + 2] - c.latitude) * mPerDeg
+        let ax = (boxes[o + 1] - c.longitude) * kx, ay = (boxes[o] - c.latitude) * mPerDeg
+        let bx = (boxes[o + 3] - c.longitude) * kx, by = (boxes[o + 2] - c.latitude) * mPerDeg
         let dx = bx - ax, dy = by - ay, len2 = dx * dx + dy * dy
         let t = len2 > 0 ? min(1, max(0, -(ax * dx + ay * dy) / len2)) : 0
         let px = ax + t * dx, py = ay + t * dy

@@ -71,6 +71,19 @@ struct GeocoderBuild: ParsableCommand {
     }
 }
 
+/// `--service-areas FILE`: keep only answers inside a service area (a city) of a zone file.
+struct ServiceAreaOption: ParsableArguments {
+    @Option(name: .customLong("service-areas"),
+            help: "A zone file (or zones GeoJSON): keep only answers inside one of its service areas.")
+    var file: String?
+
+    func filter() throws -> ((Coordinate) -> Bool)? {
+        guard let file else { return nil }
+        let zones = try loadZones(file, source: try ZoneSourceOptions.parse([]))
+        return { c in (try? zones.serviceArea(containing: c)) != nil }
+    }
+}
+
 func loadTable(_ path: String) throws(CLIError) -> GeocoderTable {
     do { return try GeocoderFile.read(path: path) } catch { throw CLIError(error.description) }
 }
@@ -92,12 +105,14 @@ struct GeocodeCommand: ParsableCommand {
     @Argument(help: "The query, as a passenger types it.") var query: String
     @Option(help: "The passenger's position, LAT,LON: nearer answers rank first among equal matches.") var near: String?
     @Option(help: "How many candidates.") var limit: Int = 5
+    @OptionGroup var area: ServiceAreaOption
 
     func run() throws {
         guard (1...100).contains(limit) else { throw CLIError("--limit must be between 1 and 100") }
         let focus = try near.map { text throws(CLIError) in try coordinate(text, option: "near") }
+        let accept = try area.filter()
         let t = try loadTable(table)
-        do { print(JSONValue.array(try t.geocode(query, near: focus, limit: limit).map(\.json)).text) } catch {
+        do { print(JSONValue.array(try t.geocode(query, near: focus, limit: limit, accept: accept).map(\.json)).text) } catch {
             throw CLIError(error.description)
         }
     }
@@ -124,8 +139,10 @@ struct BenchGeocode: ParsableCommand {
     @Argument(help: "A geocoder table.") var table: String
     @Option(help: "CSV with the column query, optionally near_lat,near_lon.") var queries: String
     @Option(help: "Write i,label,lat,lon,kind,score per query.") var out: String?
+    @OptionGroup var area: ServiceAreaOption
 
     func run() throws {
+        let accept = try area.filter()
         let csv = try CSVTable(reading: queries, required: ["query"])
         let q = csv.column("query")
         let (la, lo) = (csv.header.firstIndex(of: "near_lat"), csv.header.firstIndex(of: "near_lon"))
@@ -141,10 +158,10 @@ struct BenchGeocode: ParsableCommand {
         }
         guard !inputs.isEmpty else { throw CLIError("\(queries): no queries") }
         let t = try loadTable(table)
-        for (text, focus) in inputs.prefix(100) { _ = try? t.geocode(text, near: focus, limit: 1) }  // warm-up
+        for (text, focus) in inputs.prefix(100) { _ = try? t.geocode(text, near: focus, limit: 1, accept: accept) }  // warm-up
         var micros: [Double] = [], lines = "i,label,lat,lon,kind,score\n", notFound = 0
         for (i, (text, focus)) in inputs.enumerated() {
-            let (top, ns) = timed { (try? t.geocode(text, near: focus, limit: 1))?.first }
+            let (top, ns) = timed { (try? t.geocode(text, near: focus, limit: 1, accept: accept))?.first }
             micros.append(ns / 1000)
             if let c = top {
                 lines += "\(i),\(csvField(c.label)),\(c.coordinate.latitude),\(c.coordinate.longitude),\(c.kind),\(String(format: "%.3f", c.score))\n"

@@ -33,6 +33,27 @@ import TestSupport
         let rows = try String(contentsOfFile: folder.path("r.csv"), encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
         #expect(rows.first == "i,label,lat,lon,kind,score" && rows[3] == "2,,,,,")
 
+        // Restricted to Monaco's communes, "Avenue de Verdun" is Monaco's own, not Menton's
+        // or Nice's; the sampled input is seeded, so two runs write the same files.
+        let wards = try runWayfare(["zones", "import", "Data/monaco/wards.geojson", "--service-area", "Data/monaco/communes.geojson",
+                                    "--out", folder.path("m.wfz")])
+        #expect(wards.status == 0, "\(wards.stderr)")
+        let everywhere = try #require(try json(try runWayfare(["geocode", table, "Avenue de Verdun"]).stdout) as? [[String: Any]])
+        let inMonaco = try #require(try json(try runWayfare(["geocode", table, "Avenue de Verdun", "--service-areas", folder.path("m.wfz")]).stdout)
+                                    as? [[String: Any]])
+        #expect(everywhere.count > 1 && inMonaco.count == 1 && abs((inMonaco[0]["lat"] as? Double ?? 0) - 43.7459) < 0.001)
+        for run in ["a", "b"] {
+            let s = try runWayfare(["geocoder", "sample", table, "--queries", "50", "--points", "40", "--out-dir", folder.path(run)])
+            #expect(s.status == 0, "\(s.stderr)")
+        }
+        for file in ["queries.csv", "points.csv"] {
+            let a = try String(contentsOfFile: folder.path("a/\(file)"), encoding: .utf8)
+            #expect(a == (try String(contentsOfFile: folder.path("b/\(file)"), encoding: .utf8)))
+            #expect(a.split(separator: "\n").count == (file == "points.csv" ? 41 : 51))
+        }
+        let sampled = try runWayfare(["bench", "geocode", table, "--queries", folder.path("a/queries.csv")])
+        #expect((try json(sampled.stdout) as? [String: Any])?["queries"] as? Int == 50, "\(sampled.stderr)")
+
         let points = folder.write("p.csv", "lat,lon\n43.7393,7.4277\n60.17,24.94\n")
         let br = try runWayfare(["bench", "reverse", table, "--points", points])
         let brj = try #require(try json(br.stdout) as? [String: Any])
