@@ -11,42 +11,20 @@ let package = Package(
         .package(name: "Wayfare", path: ".."),
     ],
     targets: [
-        .executableTarget(
-            name: "ZoneLookup",
-            dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "Zones", package: "Wayfare"),
-                .product(name: "Geodesy", package: "Wayfare"),
-            ],
-            path: "Benchmarks/ZoneLookup",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
-        .executableTarget(
-            name: "FleetIndex",
-            dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "SpatialIndex", package: "Wayfare"),
-                .product(name: "Geodesy", package: "Wayfare"),
-            ],
-            path: "Benchmarks/FleetIndex",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
-        .executableTarget(
-            name: "Routing",
-            dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "RoadGraph", package: "Wayfare"),
-                .product(name: "Geodesy", package: "Wayfare"),
-            ],
-            path: "Benchmarks/Routing",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
-        .executableTarget(
-            name: "GeocoderBench",
-            dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "Geocoding", package: "Wayfare"),
-                .product(name: "Geodesy", package: "Wayfare"),
-            ],
-            path: "Benchmarks/Geocoding",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+        benchmark("ZoneLookup", using: ["Zones", "Geodesy"]),
+        benchmark("FleetIndex", using: ["SpatialIndex", "Geodesy"]),
+        benchmark("Routing", using: ["RoadGraph", "Geodesy"]),
+        // Not "Geocoding": target names must be unique across the package graph.
+        benchmark("GeocoderBench", folder: "Geocoding", using: ["Geocoding", "Geodesy"]),
     ],
     swiftLanguageModes: [.v6]
 )
+
+/// One ordo-one benchmark executable over some of Wayfare's products.
+func benchmark(_ name: String, folder: String? = nil, using products: [String]) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: [.product(name: "Benchmark", package: "benchmark")] + products.map { .product(name: $0, package: "Wayfare") },
+        path: "Benchmarks/\(folder ?? name)",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")])
+}
