@@ -81,7 +81,7 @@ public struct GeocoderTable: Sendable {
     mutating func prepare() {
         addressTree = PointTree(addressLat.indices.map { Coordinate(unchecked: addressLat[$0], addressLon[$0]) })
         cityEntries = entryKind.indices.filter { entryKind[$0] == PlaceKind.city.rawValue }.map { UInt32($0) }
-        cityTree = PointTree(cityEntries.map { Coordinate(unchecked: entryLat[Int($0)], entryLon[Int($0)]) })
+        cityTree = PointTree(cityCoordinates)
         streetTree = SegmentTree(latE7: pointLatE7, lonE7: pointLonE7, lineStart: lineStart)
     }
 

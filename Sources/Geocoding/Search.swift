@@ -74,13 +74,14 @@ extension GeocoderTable {
         // Drive the search with the word whose tokens have the fewest entries; when no entry
         // matches every word (a word like "floor" that matches something else), the next
         // rarest words drive too, up to three.
-        let postings = matches.map { m in m.tokens.reduce(0) { $0 + Int(tokenEntryStart[$1 + 1] - tokenEntryStart[$1]) } }
+        let matchedTokens = matches.map(\.tokens)
+        let postings = matchedTokens.map { $0.reduce(0) { $0 + Int(tokenEntryStart[$1 + 1] - tokenEntryStart[$1]) } }
         let drivers = matches.indices.sorted { postings[$0] < postings[$1] }
         var seen = Set<UInt32>()
         var best = TopCandidates(limit: max(0, limit))
         var complete = false
         for driver in drivers.prefix(3) where !complete {
-            for tok in matches[driver].tokens {
+            for tok in matchedTokens[driver] {
                 for k in Int(tokenEntryStart[tok])..<Int(tokenEntryStart[tok + 1]) {
                     let e = tokenEntries[k]
                     guard seen.insert(e).inserted, let (text, all) = textScore(entry: Int(e), matches) else { continue }

@@ -151,12 +151,6 @@ public struct SegmentTree: Sendable {
     /// The closest point of segment `s` to c: its fraction along the segment and its planar
     /// distance in metres.
     public func project(_ c: Coordinate, onSegment s: Int, cosφ: Double) -> (t: Double, metres: Double) {
-        let (t, d2) = project2(c, onSegment: s, cosφ: cosφ)
-        return (t, d2.squareRoot())
-    }
-
-    /// `project`, with the distance squared.
-    func project2(_ c: Coordinate, onSegment s: Int, cosφ: Double) -> (t: Double, metres2: Double) {
         // The same operations in the same order as `nearest`, so both give the same bits.
         let mPerDeg = Earth.meanRadius * .pi / 180, kx = cosφ * mPerDeg
         let o = s * 4
@@ -165,7 +159,7 @@ public struct SegmentTree: Sendable {
         let dx = bx - ax, dy = by - ay, len2 = dx * dx + dy * dy
         let t = len2 > 0 ? min(1, max(0, -(ax * dx + ay * dy) / len2)) : 0
         let px = ax + t * dx, py = ay + t * dy
-        return (t, px * px + py * py)
+        return (t, (px * px + py * py).squareRoot())
     }
 
     /// The point a fraction `t` along segment `s`, interpolated in degrees.

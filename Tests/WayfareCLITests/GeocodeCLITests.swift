@@ -74,7 +74,10 @@ import TestSupport
                                 (["geocode", table, String(repeating: "x", count: 10_000)], "query too long"),
                                 (["geocode", table, "a\u{7}b"], "control characters"),
                                 (["geocode", folder.write("fake.wfgc", "nope"), "x"], "not a Wayfare geocoder table"),
-                                (["reverse", table, "91,0"], "--point \"91,0\"")] {
+                                (["reverse", table, "91,0"], "--point \"91,0\""),
+                                (["geocoder", "sample", table, "--queries", "0", "--out-dir", folder.path("s")], "between 1 and"),
+                                (["geocoder", "sample", folder.path("missing.wfgc"), "--out-dir", folder.path("s")], "missing.wfgc: no such file"),
+                                (["geocode", table, "alpha", "--service-areas", folder.write("z.geojson", "{\"type\":")], "z.geojson")] {
             let r = try runWayfare(args)
             #expect(r.status != 0 && r.stderr.contains(message), "\(args.prefix(2)): \(r.stderr)")
         }
