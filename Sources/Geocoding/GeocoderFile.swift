@@ -1,14 +1,15 @@
 import BinaryFile
+import SpatialIndex
 import Foundation
 
 /// The binary geocoder table written by `wayfare geocoder build`.
 ///
 /// A `BinaryFile` container (magic "WFGEOCO\0") holding every array of the
 /// `GeocoderTable`: entries, streets, addresses, street lines, the token dictionary with
-/// its postings, and the typo index. Every index a search can follow is checked on load;
-/// the spatial indexes are rebuilt from the stored coordinates.
+/// its postings, the typo index, and the spatial indexes as they lie in memory (so loading
+/// builds nothing). Every index a search can follow is checked on load.
 public enum GeocoderFile {
-    static let container = BinaryFile(magic: "WFGEOCO\0", version: 1, kind: "geocoder table")
+    static let container = BinaryFile(magic: "WFGEOCO\0", version: 2, kind: "geocoder table")
     public static var version: UInt32 { container.version }
 
     public static func encode(_ t: GeocoderTable) -> [UInt8] {
@@ -22,6 +23,7 @@ public enum GeocoderFile {
         w.array(t.lineStart); w.array(t.pointLatE7); w.array(t.pointLonE7); w.array(t.lineStreet)
         strings(t.tokens); w.array(t.tokenEntryStart); w.array(t.tokenEntries)
         w.array(t.deletionHash); w.array(t.deletionToken)
+        t.addressTree.write(to: &w); t.cityTree.write(to: &w); t.streets.write(to: &w)
         return container.wrap(w.bytes)
     }
 
@@ -45,8 +47,12 @@ public enum GeocoderFile {
             t.lineStart = try r.array(); t.pointLatE7 = try r.array(); t.pointLonE7 = try r.array(); t.lineStreet = try r.array()
             t.tokens = try strings(); t.tokenEntryStart = try r.array(); t.tokenEntries = try r.array()
             t.deletionHash = try r.array(); t.deletionToken = try r.array()
-            guard r.isAtEnd, t.isConsistent else { throw BinaryReader.Failure.inconsistent }
-            t.prepare()
+            guard t.isConsistent else { throw BinaryReader.Failure.inconsistent }
+            t.cityEntries = t.cityEntryIDs
+            t.addressTree = try PointTree(reading: &r, count: t.addressLabel.count)
+            t.cityTree = try PointTree(reading: &r, count: t.cityEntries.count)
+            t.streets = try SegmentGrid(reading: &r, pointCount: t.pointLatE7.count, lineCount: t.lineStreet.count)
+            guard r.isAtEnd else { throw BinaryReader.Failure.inconsistent }
             return t
         } catch {
             throw GeocoderError("\(path): geocoder table is corrupt (\(error))")

@@ -67,7 +67,7 @@ public struct GeocoderTable: Sendable {
     // Derived at load: spatial indexes.
     var addressTree = PointTree()
     var cityTree = PointTree()
-    var streetTree = SegmentTree()
+    var streets = SegmentGrid()
     var cityEntries: [UInt32] = []
 
     static let none = UInt32.max
@@ -80,9 +80,14 @@ public struct GeocoderTable: Sendable {
     /// Builds the spatial indexes from the arrays.
     mutating func prepare() {
         addressTree = PointTree(addressLat.indices.map { Coordinate(unchecked: addressLat[$0], addressLon[$0]) })
-        cityEntries = entryKind.indices.filter { entryKind[$0] == PlaceKind.city.rawValue }.map { UInt32($0) }
+        cityEntries = cityEntryIDs
         cityTree = PointTree(cityCoordinates)
-        streetTree = SegmentTree(latE7: pointLatE7, lonE7: pointLonE7, lineStart: lineStart)
+        streets = SegmentGrid(SegmentTree(latE7: pointLatE7, lonE7: pointLonE7, lineStart: lineStart))
+    }
+
+    /// The gazetteer cities among the entries, in entry order: the points of `cityTree`.
+    var cityEntryIDs: [UInt32] {
+        entryKind.indices.filter { entryKind[$0] == PlaceKind.city.rawValue }.map { UInt32($0) }
     }
 
     /// The id of a token, if the dictionary has it.

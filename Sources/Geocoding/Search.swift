@@ -204,9 +204,9 @@ extension GeocoderTable {
             return ReverseAnswer(label: addressLabel[i], coordinate: Coordinate(unchecked: addressLat[i], addressLon[i]),
                                  kind: .address, metres: metres)
         }
-        if let hit = streetTree.nearest(to: point, within: streetCutoff) {
-            let on = streetTree.point(onSegment: hit.segment, at: hit.fraction)
-            let e = Int(streetEntry[Int(lineStreet[Int(streetTree.segmentLine[hit.segment])])])
+        if let hit = streets.nearest(to: point, within: streetCutoff) {
+            let on = streets.tree.point(onSegment: hit.segment, at: hit.fraction)
+            let e = Int(streetEntry[Int(lineStreet[Int(streets.tree.segmentLine[hit.segment])])])
             // The tree's planar metres: within 0.01 % of the great circle over a kilometre, and
             // a haversine would add a tenth to the query.
             return ReverseAnswer(label: entryLabel[e], coordinate: on, kind: .street, metres: hit.metres)

@@ -22,9 +22,9 @@ public struct SegmentTree: Sendable {
     /// Where each level starts in `boxes` (in entries), then the end of the last (the root).
     var levelStart: [Int] = []
     /// The first point (global index) of each segment, in leaf order.
-    public private(set) var segmentPoint: [UInt32] = []
+    public internal(set) var segmentPoint: [UInt32] = []
     /// The polyline of each segment, in leaf order.
-    public private(set) var segmentLine: [UInt32] = []
+    public internal(set) var segmentLine: [UInt32] = []
 
     /// cos of the largest |latitude| of any point.
     var smallestCosLatitude = 1.0
@@ -98,7 +98,7 @@ public struct SegmentTree: Sendable {
         let root = levelStart.count - 2
         // A metre per degree of longitude shrinks towards the poles: the smallest value over
         // the network and the query keeps box distances lower bounds without a cosine per box.
-        let mPerDeg = Earth.meanRadius * .pi / 180
+        let mPerDeg = Self.metresPerDegree
         let kx = cosφ * mPerDeg, kxBox = min(cosφ, smallestCosLatitude) * mPerDeg
         let (qy, qx) = (c.latitude, c.longitude)
         boxes.withUnsafeBufferPointer { b in
@@ -106,12 +106,7 @@ public struct SegmentTree: Sendable {
             // below is a node or segment the build wrote (levelStart bounds each level).
             @inline(__always) func segments(_ range: Range<Int>) {
                 for s in range {
-                    let o = s * 4
-                    let ax = (b[o + 1] - qx) * kx, ay = (b[o] - qy) * mPerDeg
-                    let dx = (b[o + 3] - qx) * kx - ax, dy = (b[o + 2] - qy) * mPerDeg - ay
-                    let len2 = dx * dx + dy * dy
-                    let t = len2 > 0 ? min(1, max(0, -(ax * dx + ay * dy) / len2)) : 0
-                    let px = ax + t * dx, py = ay + t * dy, d = px * px + py * py
+                    let (t, d) = Self.closest(b, s, qy, qx, kx: kx, ky: mPerDeg)
                     if d < best.metres2 || (d == best.metres2 && (best.segment < 0 || s < best.segment)) { best = (s, t, d) }
                 }
             }
@@ -148,18 +143,65 @@ public struct SegmentTree: Sendable {
         return SegmentHit(segment: best.segment, fraction: best.t, metres: best.metres2.squareRoot())
     }
 
+    /// The tree's extent (minLat, minLon, maxLat, maxLon), nil when it is empty.
+    var bounds: (minLat: Double, minLon: Double, maxLat: Double, maxLon: Double)? {
+        guard !segmentPoint.isEmpty else { return nil }
+        let root = levelStart.count - 2, o = levelStart[root] * 4
+        if root > 0 { return (boxes[o], boxes[o + 1], boxes[o + 2], boxes[o + 3]) }
+        return (min(boxes[0], boxes[2]), min(boxes[1], boxes[3]), max(boxes[0], boxes[2]), max(boxes[1], boxes[3]))
+    }
+
+    /// Every segment whose box lies within `metres` of the box `lat` × `lon` (degrees), in
+    /// leaf order, with `kx` metres per degree of longitude. For building indexes over the
+    /// tree, not for queries: it returns an array.
+    func segments(nearLatitudes lat: ClosedRange<Double>, longitudes lon: ClosedRange<Double>,
+                  within metres: Double, kx: Double) -> [Int] {
+        var out: [Int] = []
+        guard !segmentPoint.isEmpty else { return out }
+        let limit2 = metres * metres, ky = Self.metresPerDegree
+        func near(_ minLat: Double, _ minLon: Double, _ maxLat: Double, _ maxLon: Double) -> Bool {
+            let dy = max(minLat - lat.upperBound, 0, lat.lowerBound - maxLat) * ky
+            let dx = max(minLon - lon.upperBound, 0, lon.lowerBound - maxLon) * kx
+            return dx * dx + dy * dy <= limit2
+        }
+        func visit(_ level: Int, _ node: Int) {
+            let o = (levelStart[level] + node) * 4
+            if level == 0 {
+                if near(min(boxes[o], boxes[o + 2]), min(boxes[o + 1], boxes[o + 3]), max(boxes[o], boxes[o + 2]), max(boxes[o + 1], boxes[o + 3])) {
+                    out.append(node)
+                }
+                return
+            }
+            guard near(boxes[o], boxes[o + 1], boxes[o + 2], boxes[o + 3]) else { return }
+            let first = node * Self.fanout
+            for child in first..<min(first + Self.fanout, levelStart[level] - levelStart[level - 1]) { visit(level - 1, child) }
+        }
+        visit(levelStart.count - 2, 0)
+        return out
+    }
+
     /// The closest point of segment `s` to c: its fraction along the segment and its planar
     /// distance in metres.
     public func project(_ c: Coordinate, onSegment s: Int, cosφ: Double) -> (t: Double, metres: Double) {
-        // The same operations in the same order as `nearest`, so both give the same bits.
-        let mPerDeg = Earth.meanRadius * .pi / 180, kx = cosφ * mPerDeg
+        let (t, d) = boxes.withUnsafeBufferPointer { Self.closest($0, s, c.latitude, c.longitude, kx: cosφ * Self.metresPerDegree, ky: Self.metresPerDegree) }
+        return (t, d.squareRoot())
+    }
+
+    static let metresPerDegree = Earth.meanRadius * .pi / 180
+
+    /// The fraction along segment `s` of its closest point to (qy, qx) degrees, and that
+    /// point's squared planar distance, with `kx` and `ky` metres per degree of longitude and
+    /// latitude. Every search
+    /// goes through this one formula, so all of them give the same bits for the same segment.
+    @inline(__always)
+    static func closest(_ b: UnsafeBufferPointer<Double>, _ s: Int, _ qy: Double, _ qx: Double, kx: Double, ky: Double) -> (t: Double, metres2: Double) {
         let o = s * 4
-        let ax = (boxes[o + 1] - c.longitude) * kx, ay = (boxes[o] - c.latitude) * mPerDeg
-        let bx = (boxes[o + 3] - c.longitude) * kx, by = (boxes[o + 2] - c.latitude) * mPerDeg
-        let dx = bx - ax, dy = by - ay, len2 = dx * dx + dy * dy
+        let ax = (b[o + 1] - qx) * kx, ay = (b[o] - qy) * ky
+        let dx = (b[o + 3] - qx) * kx - ax, dy = (b[o + 2] - qy) * ky - ay
+        let len2 = dx * dx + dy * dy
         let t = len2 > 0 ? min(1, max(0, -(ax * dx + ay * dy) / len2)) : 0
         let px = ax + t * dx, py = ay + t * dy
-        return (t, (px * px + py * py).squareRoot())
+        return (t, px * px + py * py)
     }
 
     /// The point a fraction `t` along segment `s`, interpolated in degrees.
