@@ -85,6 +85,30 @@ func plain(_ s: String) -> String { s.folding(options: [.diacriticInsensitive], 
         }
     }
 
+    /// The street grid against a scan of every segment, on Monaco's and Helsinki's streets,
+    /// and the same answers from the table after a trip through its file.
+    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipMessage))
+    func reverseStreetsMatchAScanOfEverySegmentAndSurviveTheFile() throws {
+        let t = try #require(sharedTable)
+        let back = try GeocoderFile.decode(GeocoderFile.encode(t), path: "shared")
+        let tree = t.streets.tree
+        var streets = 0
+        for p in t.samplePoints(600, seed: 9) {
+            let r = try #require(t.reverse(p))
+            #expect(back.reverse(p) == r)
+            guard r.kind != .address else { continue }
+            let cosφ = cos(p.latitude * .pi / 180)
+            let truth = (0..<tree.segmentPoint.count).map { tree.project(p, onSegment: $0, cosφ: cosφ).metres }.min()!
+            if truth <= 1_000 {
+                #expect(r.kind == .street && r.metres == truth, "\(p): \(r.metres) vs \(truth)")
+                streets += 1
+            } else {
+                #expect(r.kind == .city)
+            }
+        }
+        #expect(streets > 100)
+    }
+
     @Test(.enabled(if: SharedData.isAvailable, SharedData.skipMessage))
     func typosAbbreviationsAccentsAndPrefixesFindTheStreet() throws {
         let t = try #require(sharedTable)
