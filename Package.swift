@@ -4,6 +4,7 @@ import PackageDescription
 // Layers (each depends only on the ones above it):
 //   Geodesy, GeoJSON, BinaryFile, CSVFile   pure Swift
 //   Projection (PROJ), Geometry (GEOS)   the only modules that import C libraries
+//   SpatialIndex                R-tree, static point and segment trees, segment grid (pure Swift)
 //   OSM (zlib)                  OpenStreetMap PBF and XML readers
 //   RoadGraph                   car profile and road graphs (from OSM or CSV)
 //   Geocoding                   address and place lookup tables (from OSM and a gazetteer)

@@ -3,7 +3,7 @@ import Geodesy
 
 /// A packed, static R-tree over the segments of many polylines, for finding the nearest
 /// point on a road or street to a coordinate (flatbush-style: segments sorted along a
-/// Hilbert curve, sixteen per node, every level in one flat array).
+/// Hilbert curve, eight per node, every level in one flat array).
 ///
 /// Polylines are given as CSR arrays: line g runs through the points
 /// `lineStart[g] ..< lineStart[g + 1]` of `latE7`/`lonE7` (1e-7 degrees); each pair of
