@@ -64,7 +64,7 @@ public struct GeocoderTable: Sendable {
     var deletionHash: [UInt64] = []
     var deletionToken: [UInt32] = []
 
-    // Derived at load: spatial indexes.
+    // Spatial indexes: built with the table, stored in its file.
     var addressTree = PointTree()
     var cityTree = PointTree()
     var streets = SegmentGrid()

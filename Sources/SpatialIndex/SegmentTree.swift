@@ -53,16 +53,14 @@ public struct SegmentTree: Sendable {
         items.sort { $0.key < $1.key }
         segmentPoint = items.map(\.point)
         segmentLine = items.map(\.piece)
-        boxes.reserveCapacity(items.count * 4 * 17 / 16 + 8)
-        levelStart = [0]
+        levelStart = Self.levelStarts(segments: items.count)
+        boxes.reserveCapacity(levelStart.last! * 4)
         for it in items {
             let a = Int(it.point)
             boxes += [Double(latE7[a]) * 1e-7, Double(lonE7[a]) * 1e-7, Double(latE7[a + 1]) * 1e-7, Double(lonE7[a + 1]) * 1e-7]
         }
-        var count = items.count
-        while count > 1 {
-            let start = levelStart.last!, leaves = levelStart.count == 1
-            levelStart.append(start + count)
+        for level in 1..<max(1, levelStart.count - 1) {
+            let start = levelStart[level - 1], count = levelStart[level] - start, leaves = level == 1
             var i = 0
             while i < count {
                 var b = [Double.infinity, .infinity, -Double.infinity, -Double.infinity]
@@ -77,9 +75,16 @@ public struct SegmentTree: Sendable {
                 boxes += b
                 i += Self.fanout
             }
-            count = (count + Self.fanout - 1) / Self.fanout
         }
-        levelStart.append(levelStart.last! + count)
+    }
+
+    /// Where each level starts for `n` segments, then the end: the leaves, then levels of
+    /// ceil(previous / fanout) entries up to one root. Fixed by `n`, so files need not store it.
+    static func levelStarts(segments n: Int) -> [Int] {
+        var starts = [0], count = n
+        while count > 1 { starts.append(starts.last! + count); count = (count + fanout - 1) / fanout }
+        starts.append(starts.last! + count)
+        return starts
     }
 
     /// The nearest segment to a coordinate within `limit` metres (inclusive; ties go to the

@@ -32,15 +32,13 @@ extension PointTree {
 
 extension SegmentTree {
     public func write(to w: inout BinaryWriter) {
-        w.array(boxes); w.array(levelStart.map { UInt64($0) }); w.array(segmentPoint); w.array(segmentLine)
+        w.array(boxes); w.array(segmentPoint); w.array(segmentLine)
         w.array([smallestCosLatitude])
     }
 
     /// Reads a tree over polylines of `pointCount` points and `lineCount` lines.
     public init(reading r: inout BinaryReader, pointCount: Int, lineCount: Int) throws(BinaryReader.Failure) {
         boxes = try r.array()
-        let starts: [UInt64] = try r.array()
-        levelStart = starts.map { Int(clamping: $0) }
         segmentPoint = try r.array(); segmentLine = try r.array()
         let cosine: [Double] = try r.array()
         guard cosine.count == 1, cosine[0] > 0, cosine[0] <= 1 else { throw .inconsistent }
@@ -48,12 +46,8 @@ extension SegmentTree {
         let n = segmentPoint.count
         guard segmentLine.count == n, segmentPoint.allSatisfy({ Int($0) + 1 < pointCount }),
               segmentLine.allSatisfy({ Int($0) < lineCount }) else { throw .inconsistent }
-        if n == 0 { guard boxes.isEmpty else { throw .inconsistent }; levelStart = [0, 0]; return }
-        // Level k holds ceil(level k-1 / fanout) entries, down to one root, then the end.
-        var expected = [0], count = n
-        while count > 1 { expected.append(expected.last! + count); count = (count + Self.fanout - 1) / Self.fanout }
-        expected.append(expected.last! + count)
-        guard levelStart == expected, boxes.count == expected.last! * 4 else { throw .inconsistent }
+        levelStart = Self.levelStarts(segments: n)
+        guard boxes.count == levelStart.last! * 4 else { throw .inconsistent }
     }
 }
 
