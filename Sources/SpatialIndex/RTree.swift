@@ -88,6 +88,42 @@ struct FloatBox: Equatable, Sendable {
         maxX = up(b.maxX); maxY = up(b.maxY); maxZ = up(b.maxZ)
     }
 
+    @inline(__always)
+    func contains(_ x: Double, _ y: Double, _ z: Double) -> Bool {
+        x >= Double(minX) && x <= Double(maxX) && y >= Double(minY) && y <= Double(maxY) && z >= Double(minZ) && z <= Double(maxZ)
+    }
+
+    /// Grows the box to hold a point (rounding outward).
+    @inline(__always)
+    mutating func include(_ x: Double, _ y: Double, _ z: Double) {
+        let p = FloatBox(outward: Box3(minX: x, minY: y, minZ: z, maxX: x, maxY: y, maxZ: z))
+        minX = Swift.min(minX, p.minX); minY = Swift.min(minY, p.minY); minZ = Swift.min(minZ, p.minZ)
+        maxX = Swift.max(maxX, p.maxX); maxY = Swift.max(maxY, p.maxY); maxZ = Swift.max(maxZ, p.maxZ)
+    }
+
+    /// Grows the box to hold another.
+    @inline(__always)
+    mutating func include(_ b: FloatBox) {
+        minX = Swift.min(minX, b.minX); minY = Swift.min(minY, b.minY); minZ = Swift.min(minZ, b.minZ)
+        maxX = Swift.max(maxX, b.maxX); maxY = Swift.max(maxY, b.maxY); maxZ = Swift.max(maxZ, b.maxZ)
+    }
+
+    /// False only when the point is certainly not an extreme of the points the box was
+    /// made from (so removing it cannot shrink the box).
+    @inline(__always)
+    func mayBeBoundedBy(_ x: Double, _ y: Double, _ z: Double) -> Bool {
+        x <= Double(minX.nextUp) || y <= Double(minY.nextUp) || z <= Double(minZ.nextUp)
+            || x >= Double(maxX.nextDown) || y >= Double(maxY.nextDown) || z >= Double(maxZ.nextDown)
+    }
+
+    /// True when the boxes share a bound on some side (so shrinking one may shrink the other).
+    @inline(__always)
+    func touches(_ b: FloatBox) -> Bool {
+        minX == b.minX || minY == b.minY || minZ == b.minZ || maxX == b.maxX || maxY == b.maxY || maxZ == b.maxZ
+    }
+
+    static let empty = FloatBox(outward: .empty)
+
     var exact: Box3 {
         Box3(minX: Double(minX), minY: Double(minY), minZ: Double(minZ), maxX: Double(maxX), maxY: Double(maxY), maxZ: Double(maxZ))
     }
@@ -108,6 +144,14 @@ struct Header: Sendable {
 /// bound is an exact function of great-circle distance: results are right at 60° and 78°
 /// north and across the antimeridian without special cases.
 ///
+/// Two boxes per node, both kept in its parent's slot. The *box* is the tight box of the
+/// node's points: searches prune with it. The *cell* is the node's part of a k-d partition
+/// of space: the children's cells tile their parent's (the root's is all of space), and a
+/// point belongs to the leaf whose cell holds it. Updates follow the cells (as in a
+/// k-d-B-tree), so a moving point changes leaf only when it crosses a cell wall, a leaf's
+/// box never reaches outside its cell, and leaves never overlap however much the fleet
+/// moves. (Cells are closed boxes: a point on a wall may sit on either side.)
+///
 /// Layout (flatbush/RoutingKit style): plain arrays, no class per node or entry. Leaves and
 /// inner nodes have separate id spaces; node n's slots are `n·16 ..< n·16 + count[n]`. A
 /// child's box lives in its parent's slot, so a visit reads one contiguous run. Leaf slots
@@ -117,14 +161,20 @@ struct Header: Sendable {
 /// `Sendable` when the payload is: a value type of arrays. Copies share storage until one
 /// is written (copy-on-write), which the fleet uses to publish read-only snapshots.
 public struct RTree<Payload: Sendable>: Sendable {
-    @usableFromInline static var fanout: Int { 16 }
+    /// Children per inner node.
+    static var fanout: Int { 16 }
+    /// Points a leaf can hold. More than the bulk load puts in one (`packedLeaf`), so that a
+    /// leaf takes in the cabs that drive into its cell for a while before it splits.
+    static var leafCapacity: Int { 24 }
+    /// Points per leaf after a bulk load.
+    static var packedLeaf: Int { 16 }
 
     var leaves: [Header] = []
     var leafSlots: [LeafSlot] = []
-    var freeLeaves: [Int32] = []
     var inners: [Header] = []
+    /// The cell of the child in each inner slot (searches never read it).
+    var slotCells: [Box3] = []
     var innerSlots: [InnerSlot] = []
-    var freeInner: [Int32] = []
     var root: Int32 = 0
 
     // Entries.
@@ -159,6 +209,9 @@ public struct RTree<Payload: Sendable>: Sendable {
         return (slot.tag, slot.stamp)
     }
 
+    /// The number of leaves, empty ones included (for statistics and tests).
+    public var leafCount: Int { leaves.count }
+
     /// True when `entry` names a live entry of this tree.
     public func contains(_ entry: EntryID) -> Bool {
         let e = Int(entry.rawValue)
@@ -166,7 +219,7 @@ public struct RTree<Payload: Sendable>: Sendable {
     }
 
     @inline(__always)
-    func slotIndex(of e: Int32) -> Int { Int(entryLeaf[Int(e)]) * Self.fanout + Int(entrySlot[Int(e)]) }
+    func slotIndex(of e: Int32) -> Int { Int(entryLeaf[Int(e)]) * Self.leafCapacity + Int(entrySlot[Int(e)]) }
 
     mutating func newEntry(_ c: Coordinate, _ payload: Payload) -> Int32 {
         if let e = freeEntries.popLast() {
@@ -186,26 +239,64 @@ public struct RTree<Payload: Sendable>: Sendable {
 
     mutating func newLeaf(parent: Int32, parentSlot: Int32) -> Int32 {
         let header = Header(count: 0, parent: parent, parentSlot: parentSlot, level: 0)
-        if let l = freeLeaves.popLast() { leaves[Int(l)] = header; return l }
         leaves.append(header)
-        leafSlots += repeatElement(Self.emptyLeafSlot, count: Self.fanout)
+        leafSlots += repeatElement(Self.emptyLeafSlot, count: Self.leafCapacity)
         return Int32(leaves.count - 1)
     }
 
     mutating func newInner(level: Int32, parent: Int32, parentSlot: Int32) -> Int32 {
         let header = Header(count: 0, parent: parent, parentSlot: parentSlot, level: level)
-        if let i = freeInner.popLast() { inners[Int(i)] = header; return i }
         inners.append(header)
         innerSlots += repeatElement(Self.emptyInnerSlot, count: Self.fanout)
+        slotCells += repeatElement(Box3.empty, count: Self.fanout)
         return Int32(inners.count - 1)
     }
 
     /// The exact box of a leaf's points.
     func leafBox(_ l: Int) -> Box3 {
         var b = Box3.empty
-        let base = l * Self.fanout
+        let base = l * Self.leafCapacity
         for s in base..<(base + Int(leaves[l].count)) { b.include(leafSlots[s].x, leafSlots[s].y, leafSlots[s].z) }
         return b
+    }
+
+    /// The box of an inner node's children, as stored.
+    func innerFloatBox(_ n: Int) -> FloatBox {
+        var b = FloatBox.empty
+        let base = n * Self.fanout
+        for s in base..<(base + Int(inners[n].count)) { b.include(innerSlots[s].stored) }
+        return b
+    }
+
+    /// Makes the boxes from a leaf up hold a point added to it (the point was not in the
+    /// leaf before: boxes only grow, and the walk stops at the first box that holds it).
+    mutating func grow(leaf: Int32, toHold p: SpherePoint) {
+        var s = parentSlotIndex(of: leaf, isLeaf: true), node = leaves[Int(leaf)].parent
+        while !innerSlots[s].stored.contains(p.x, p.y, p.z) {
+            innerSlots[s].stored.include(p.x, p.y, p.z)
+            guard inners[Int(node)].parent >= 0 else { return }
+            s = parentSlotIndex(of: node, isLeaf: false); node = inners[Int(node)].parent
+        }
+    }
+
+    /// Shrinks the boxes from a leaf up after the point `p` left it. Nothing is recomputed
+    /// unless `p` may have been on the leaf's box, and a parent only when the old box
+    /// touched the parent's: most removals cost one check.
+    mutating func shrink(leaf: Int32, losing p: SpherePoint) {
+        var s = parentSlotIndex(of: leaf, isLeaf: true), node = leaves[Int(leaf)].parent
+        var old = innerSlots[s].stored
+        guard leaves[Int(leaf)].count == 0 || old.mayBeBoundedBy(p.x, p.y, p.z) else { return }
+        var new = FloatBox(outward: leafBox(Int(leaf)))
+        while new != old {
+            innerSlots[s].stored = new
+            guard inners[Int(node)].parent >= 0 else { return }
+            s = parentSlotIndex(of: node, isLeaf: false)
+            let above = innerSlots[s].stored
+            guard above.touches(old) else { return }
+            old = above
+            new = innerFloatBox(Int(node))
+            node = inners[Int(node)].parent
+        }
     }
 
     /// The exact box of an inner node's children.
@@ -232,16 +323,6 @@ public struct RTree<Payload: Sendable>: Sendable {
         }
     }
 
-    /// Recomputes the boxes on the path from a leaf to the root, stopping where nothing changes.
-    mutating func refreshBoxes(fromLeaf l: Int32) {
-        guard leaves[Int(l)].parent >= 0 else { return }
-        let s = parentSlotIndex(of: l, isLeaf: true)
-        let b = leafBox(Int(l))
-        if innerSlots[s].holdsExactly(b) { return }
-        innerSlots[s].box = b
-        refreshBoxes(fromInner: leaves[Int(l)].parent)
-    }
-
     /// Recomputes boxes from an inner node up to the root, stopping where nothing changes.
     mutating func refreshBoxes(fromInner node: Int32) {
         var node = node
@@ -264,16 +345,26 @@ extension RTree {
         var stack: [Int32] = [root]
         while let node = stack.popLast() {
             let n = Int(node), base = n * Self.fanout, level = inners[n].level
+            let nodeCell = node == root ? Box3.everything : slotCells[parentSlotIndex(of: node, isLeaf: false)]
             for s in base..<(base + Int(inners[n].count)) {
+                guard nodeCell.holds(slotCells[s]) else { return "a child's cell leaves inner \(node)'s cell" }
+                for t in base..<s where slotCells[s].overlapsInside(slotCells[t]) {
+                    return "two children's cells of inner \(node) overlap"
+                }
                 let b = innerSlots[s].box, c = innerSlots[s].child
                 if level == 1 {
                     let h = leaves[Int(c)]
                     guard h.parent == node, Int(h.parentSlot) == s - base else { return "leaf \(c) has the wrong parent" }
-                    guard h.count > 0 else { return "leaf \(c) is empty but linked" }
-                    let lb = Int(c) * Self.fanout
+                    let lb = Int(c) * Self.leafCapacity
                     for t in lb..<(lb + Int(h.count)) {
                         let slot = leafSlots[t]
                         guard b.contains(slot.x, slot.y, slot.z) else { return "a point lies outside leaf \(c)'s box" }
+                        // A point stays while inside its leaf's stored box, which is rounded
+                        // outward to Float: allow it a Float step past its cell.
+                        var cell = slotCells[s]
+                        cell.minX -= 1e-7; cell.minY -= 1e-7; cell.minZ -= 1e-7
+                        cell.maxX += 1e-7; cell.maxY += 1e-7; cell.maxZ += 1e-7
+                        guard cell.contains(slot.x, slot.y, slot.z) else { return "a point lies outside leaf \(c)'s cell" }
                         let e = Int(slot.entry)
                         guard entryLeaf[e] == c, Int(entrySlot[e]) == t - lb else { return "entry \(e) does not point at its slot" }
                         let p = SpherePoint(Coordinate(unchecked: latitudes[e], longitudes[e]))

@@ -238,7 +238,7 @@ extension RTree {
     /// in, not a nested closure: a closure capturing the heap would box it per query.
     @inline(__always)
     func scan(leaf: Int, q: SpherePoint, k: Int, filter: EntryFilter, bound: RadiusBound, best: inout RawHeap) {
-        let base = leaf * Self.fanout
+        let base = leaf * Self.leafCapacity
         for s in base..<(base + Int(leaves[leaf].count)) {
             let slot = leafSlots[s]
             guard filter.accepts(tag: slot.tag, stamp: slot.stamp) else { continue }
@@ -279,8 +279,8 @@ extension RTree {
         pending.push(QueueItem(d2: 0, id: root, level: inners[Int(root)].level))
         while pending.count > 0 {
             let top = pending.pop()
-            let base = Int(top.id) * fanout
             if top.level == 0 {
+                let base = Int(top.id) * Self.leafCapacity
                 for s in base..<(base + Int(leaves[Int(top.id)].count)) {
                     let slot = leafSlots[s]
                     guard filter.accepts(tag: slot.tag, stamp: slot.stamp) else { continue }
@@ -289,6 +289,7 @@ extension RTree {
                     if bound.admits(d2) { found.push(Neighbour(entry: EntryID(rawValue: slot.entry), chord2: d2)) }
                 }
             } else {
+                let base = Int(top.id) * fanout
                 for s in base..<(base + Int(inners[Int(top.id)].count)) {
                     let d2 = innerSlots[s].box.distance2(q.x, q.y, q.z)
                     if d2 <= bound.prune2 { pending.push(QueueItem(d2: d2, id: innerSlots[s].child, level: top.level - 1)) }
@@ -320,8 +321,8 @@ extension RTree {
         pending.push(QueueItem(d2: 0, id: root, level: inners[Int(root)].level))
         while pending.count > 0 {
             let top = pending.pop()
-            let base = Int(top.id) * fanout
             if top.level == 0 {
+                let base = Int(top.id) * Self.leafCapacity
                 for s in base..<(base + Int(leaves[Int(top.id)].count)) where filter.accepts(tag: leafSlots[s].tag, stamp: leafSlots[s].stamp) {
                     let e = Int(leafSlots[s].entry)
                     if area.contains(Coordinate(unchecked: latitudes[e], longitudes[e])) {
@@ -329,6 +330,7 @@ extension RTree {
                     }
                 }
             } else {
+                let base = Int(top.id) * fanout
                 for s in base..<(base + Int(inners[Int(top.id)].count)) where b3.intersects(innerSlots[s].box) {
                     pending.push(QueueItem(d2: 0, id: innerSlots[s].child, level: top.level - 1))
                 }
@@ -361,8 +363,8 @@ public struct NeighbourSequence<Payload: Sendable>: Sequence, IteratorProtocol {
         let fanout = RTree<Payload>.fanout
         while let top = Heap.pop(&queue, above: Self.nearer) {
             if top.level < 0 { return Neighbour(entry: EntryID(rawValue: top.id), chord2: top.d2) }
-            let base = Int(top.id) * fanout
             if top.level == 0 {
+                let base = Int(top.id) * RTree<Payload>.leafCapacity
                 for s in base..<(base + Int(tree.leaves[Int(top.id)].count)) {
                     let slot = tree.leafSlots[s]
                     guard filter.accepts(tag: slot.tag, stamp: slot.stamp) else { continue }
@@ -370,6 +372,7 @@ public struct NeighbourSequence<Payload: Sendable>: Sequence, IteratorProtocol {
                     if bound.admits(d2) { Heap.push(&queue, QueueItem(d2: d2, id: slot.entry, level: -1), above: Self.nearer) }
                 }
             } else {
+                let base = Int(top.id) * fanout
                 for s in base..<(base + Int(tree.inners[Int(top.id)].count)) {
                     let d2 = tree.innerSlots[s].box.distance2(point.x, point.y, point.z)
                     if d2 <= bound.prune2 { Heap.push(&queue, QueueItem(d2: d2, id: tree.innerSlots[s].child, level: top.level - 1), above: Self.nearer) }

@@ -198,6 +198,50 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
         #expect(again.rawValue % 3 == 0)
     }
 
+    @Test func movingFleetKeepsLeavesInTheirCells() {
+        // A packed clustered fleet driven for three rounds of up to 250 m, at 60° north. The
+        // invariants include: every point inside its leaf's cell, sibling cells disjoint.
+        let centre = Coordinate(unchecked: 60.17, 24.94)
+        var pts = points(20_000, around: centre, spread: 0.3, clustered: true, seed: 21)
+        var tree = build(pts)
+        let packedLeaves = tree.leafCount
+        var rng = SeededRandom(seed: 22)
+        var outcomes: [MoveOutcome: Int] = [:]
+        for _ in 0..<3 {
+            for i in pts.indices {
+                pts[i] = pts[i].destination(bearing: Double.random(in: 0..<360, using: &rng), distance: Double.random(in: 0...250, using: &rng))
+                outcomes[tree.move(EntryID(rawValue: Int32(i)), to: pts[i], stamp: 1), default: 0] += 1
+            }
+        }
+        #expect(outcomes.count == 3)
+        #expect(tree.invariantViolation() == nil)
+        // Leaves take in newcomers before they split: the tree does not fill with half-empty leaves.
+        #expect(tree.leafCount < packedLeaves * 5 / 4, "\(tree.leafCount) leaves, \(packedLeaves) packed")
+        let w = SearchWorkspace(); var out: [Neighbour] = []
+        for q in points(50, around: centre, spread: 0.3, clustered: true, seed: 23) {
+            tree.nearest(10, to: q, into: &out, using: w)
+            expectMatches(out, Array(bruteForce(pts, from: q).prefix(10)), pts, from: q)
+        }
+    }
+
+    @Test func cabsGatheringAtOnePointAndLeavingAgain() {
+        // 300 cabs drive to one rank, then spread out again: cells flat on one wall appear
+        // and inner nodes must still split between them.
+        var pts = points(2_000, around: q, spread: 0.2, clustered: true, seed: 31)
+        var tree = build(pts)
+        let rank = Coordinate(unchecked: 40.7527, -73.9772)
+        for i in 0..<300 { pts[i] = rank; tree.move(EntryID(rawValue: Int32(i)), to: rank, stamp: 1) }
+        #expect(tree.invariantViolation() == nil)
+        #expect(tree.within(0, of: rank).count == 300)
+        var rng = SeededRandom(seed: 32)
+        for i in 0..<300 {
+            pts[i] = rank.destination(bearing: Double.random(in: 0..<360, using: &rng), distance: Double.random(in: 0...3_000, using: &rng))
+            tree.move(EntryID(rawValue: Int32(i)), to: pts[i], stamp: 2)
+        }
+        #expect(tree.invariantViolation() == nil)
+        expectMatches(tree.nearest(25, to: rank), Array(bruteForce(pts, from: rank).prefix(25)), pts, from: rank)
+    }
+
     @Test func deletingEveryEntryLeavesAWorkingEmptyTree() {
         let pts = points(1_000, around: q, spread: 0.2, clustered: true, seed: 4)
         var tree = build(pts)
