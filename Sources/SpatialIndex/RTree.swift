@@ -173,7 +173,7 @@ public struct RTree<Payload: Sendable>: Sendable {
     var leafSlots: [LeafSlot] = []
     var inners: [Header] = []
     /// The cell of the child in each inner slot (searches never read it).
-    var slotCells: [Box3] = []
+    var slotCells: [Cell] = []
     var innerSlots: [InnerSlot] = []
     var root: Int32 = 0
 
@@ -248,7 +248,7 @@ public struct RTree<Payload: Sendable>: Sendable {
         let header = Header(count: 0, parent: parent, parentSlot: parentSlot, level: level)
         inners.append(header)
         innerSlots += repeatElement(Self.emptyInnerSlot, count: Self.fanout)
-        slotCells += repeatElement(Box3.empty, count: Self.fanout)
+        slotCells += repeatElement(Cell.empty, count: Self.fanout)
         return Int32(inners.count - 1)
     }
 
@@ -345,7 +345,7 @@ extension RTree {
         var stack: [Int32] = [root]
         while let node = stack.popLast() {
             let n = Int(node), base = n * Self.fanout, level = inners[n].level
-            let nodeCell = node == root ? Box3.everything : slotCells[parentSlotIndex(of: node, isLeaf: false)]
+            let nodeCell = node == root ? Cell.everything : slotCells[parentSlotIndex(of: node, isLeaf: false)]
             for s in base..<(base + Int(inners[n].count)) {
                 guard nodeCell.holds(slotCells[s]) else { return "a child's cell leaves inner \(node)'s cell" }
                 for t in base..<s where slotCells[s].overlapsInside(slotCells[t]) {
@@ -359,12 +359,7 @@ extension RTree {
                     for t in lb..<(lb + Int(h.count)) {
                         let slot = leafSlots[t]
                         guard b.contains(slot.x, slot.y, slot.z) else { return "a point lies outside leaf \(c)'s box" }
-                        // A point stays while inside its leaf's stored box, which is rounded
-                        // outward to Float: allow it a Float step past its cell.
-                        var cell = slotCells[s]
-                        cell.minX -= 1e-7; cell.minY -= 1e-7; cell.minZ -= 1e-7
-                        cell.maxX += 1e-7; cell.maxY += 1e-7; cell.maxZ += 1e-7
-                        guard cell.contains(slot.x, slot.y, slot.z) else { return "a point lies outside leaf \(c)'s cell" }
+                        guard slotCells[s].contains(CellKey(x: slot.x, y: slot.y, z: slot.z)) else { return "a point lies outside leaf \(c)'s cell" }
                         let e = Int(slot.entry)
                         guard entryLeaf[e] == c, Int(entrySlot[e]) == t - lb else { return "entry \(e) does not point at its slot" }
                         let p = SpherePoint(Coordinate(unchecked: latitudes[e], longitudes[e]))

@@ -48,7 +48,8 @@ extension RTree {
     /// node's, so one does whenever the node's cell holds `p`.
     func slotHolding(_ p: SpherePoint, in n: Int) -> Int {
         let base = n * Self.fanout
-        for s in base..<(base + Int(inners[n].count)) where slotCells[s].contains(p.x, p.y, p.z) { return s }
+        let key = CellKey(p)
+        for s in base..<(base + Int(inners[n].count)) where slotCells[s].contains(key) { return s }
         preconditionFailure("R-tree: the children's cells do not cover their parent's")
     }
 
@@ -68,13 +69,12 @@ extension RTree {
     mutating func splitLeaf(_ leaf: Int32, adding extra: LeafSlot) {
         let l = Int(leaf), base = l * Self.leafCapacity, total = Self.leafCapacity + 1
         let (sibling, axis, cut) = withUnsafeTemporaryAllocation(of: LeafSlot.self, capacity: total) { items in
-            var b = Box3.empty
+            var keys = Cell.empty
             for k in 0..<Self.leafCapacity { items[k] = leafSlots[base + k] }
             items[Self.leafCapacity] = extra
-            for it in items { b.include(it.x, it.y, it.z) }
-            let ex = b.maxX - b.minX, ey = b.maxY - b.minY, ez = b.maxZ - b.minZ
-            let axis = ex >= ey && ex >= ez ? 0 : (ey >= ez ? 1 : 2)
-            @inline(__always) func key(_ s: LeafSlot) -> Double { axis == 0 ? s.x : (axis == 1 ? s.y : s.z) }
+            for it in items { keys.include(CellKey(x: it.x, y: it.y, z: it.z)) }
+            let axis = keys.widestAxis
+            @inline(__always) func key(_ s: LeafSlot) -> Float { CellKey(x: s.x, y: s.y, z: s.z)[axis] }
             // Insertion sort: a leaf's worth of items, and no allocation.
             for i in 1..<total {
                 let it = items[i]
@@ -105,7 +105,7 @@ extension RTree {
 
     /// Adds a child (leaf or inner node) with its box to an inner node; a full node is split
     /// in two along a wall between its children's cells, upwards as needed.
-    mutating func addChild(_ c: Int32, box b: Box3, cell: Box3, to node: Int32) {
+    mutating func addChild(_ c: Int32, box b: Box3, cell: Cell, to node: Int32) {
         let n = Int(node), level = inners[n].level, base = n * Self.fanout
         if Int(inners[n].count) < Self.fanout {
             let k = Int(inners[n].count)
@@ -130,7 +130,7 @@ extension RTree {
         let sb = Int(sibling) * Self.fanout
         let ps = parentSlotIndex(of: node, isLeaf: false)
         var upper = slotCells[ps]
-        withUnsafeTemporaryAllocation(of: (slot: InnerSlot, cell: Box3).self, capacity: total) { items in
+        withUnsafeTemporaryAllocation(of: (slot: InnerSlot, cell: Cell).self, capacity: total) { items in
             for k in 0..<Self.fanout { items[k] = (innerSlots[base + k], slotCells[base + k]) }
             items[Self.fanout] = (InnerSlot(box: b, child: c), cell)
             let (axis, wall, flatBelow) = Self.wall(between: items)
@@ -161,10 +161,10 @@ extension RTree {
     /// Why one always exists: every cell came from cutting a cell in two with a plane (the
     /// packing's splits and every later split), so the first such cut still standing inside
     /// this node separates its children cleanly.
-    static func wall(between items: UnsafeMutableBufferPointer<(slot: InnerSlot, cell: Box3)>)
-        -> (axis: Int, value: Double, flatBelow: Int) {
+    static func wall(between items: UnsafeMutableBufferPointer<(slot: InnerSlot, cell: Cell)>)
+        -> (axis: Int, value: Float, flatBelow: Int) {
         let total = items.count
-        var best: (axis: Int, value: Double, flatBelow: Int, balance: Int)? = nil
+        var best: (axis: Int, value: Float, flatBelow: Int, balance: Int)? = nil
         for axis in 0..<3 {
             for candidate in items {
                 let v = candidate.cell[low: axis]
@@ -246,13 +246,14 @@ extension RTree {
             leafSlots[s].x = p.x; leafSlots[s].y = p.y; leafSlots[s].z = p.z; leafSlots[s].stamp = stamp
             return .inPlace
         }
-        if slotCells[ps].contains(p.x, p.y, p.z) {
+        let key = CellKey(p)
+        if slotCells[ps].contains(key) {
             leafSlots[s].x = p.x; leafSlots[s].y = p.y; leafSlots[s].z = p.z; leafSlots[s].stamp = stamp
             grow(leaf: leaf, toHold: p)
             return .widened
         }
         var start = leaves[l].parent
-        while start != root && !slotCells[parentSlotIndex(of: start, isLeaf: false)].contains(p.x, p.y, p.z) {
+        while start != root && !slotCells[parentSlotIndex(of: start, isLeaf: false)].contains(key) {
             start = inners[Int(start)].parent
         }
         let tag = leafSlots[s].tag

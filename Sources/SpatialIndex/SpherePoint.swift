@@ -54,32 +54,6 @@ struct Box3: Equatable, Sendable {
     static let empty = Box3(minX: .infinity, minY: .infinity, minZ: .infinity,
                             maxX: -.infinity, maxY: -.infinity, maxZ: -.infinity)
 
-    /// All of space: the root's region.
-    static let everything = Box3(minX: -.infinity, minY: -.infinity, minZ: -.infinity,
-                                 maxX: .infinity, maxY: .infinity, maxZ: .infinity)
-
-    /// True when `b` lies inside this box (edges included).
-    func holds(_ b: Box3) -> Bool {
-        b.isEmpty || (minX <= b.minX && minY <= b.minY && minZ <= b.minZ && b.maxX <= maxX && b.maxY <= maxY && b.maxZ <= maxZ)
-    }
-
-    var isEmpty: Bool { minX > maxX || minY > maxY || minZ > maxZ }
-
-    /// True when the insides of the boxes meet (sharing a wall is not overlapping).
-    func overlapsInside(_ b: Box3) -> Bool {
-        minX < b.maxX && b.minX < maxX && minY < b.maxY && b.minY < maxY && minZ < b.maxZ && b.minZ < maxZ
-    }
-
-    /// The bound of `axis` (0, 1, 2: x, y, z) on the low or high side.
-    subscript(low axis: Int) -> Double {
-        get { axis == 0 ? minX : (axis == 1 ? minY : minZ) }
-        set { if axis == 0 { minX = newValue } else if axis == 1 { minY = newValue } else { minZ = newValue } }
-    }
-    subscript(high axis: Int) -> Double {
-        get { axis == 0 ? maxX : (axis == 1 ? maxY : maxZ) }
-        set { if axis == 0 { maxX = newValue } else if axis == 1 { maxY = newValue } else { maxZ = newValue } }
-    }
-
     @inline(__always)
     mutating func include(_ x: Double, _ y: Double, _ z: Double) {
         minX = min(minX, x); minY = min(minY, y); minZ = min(minZ, z)

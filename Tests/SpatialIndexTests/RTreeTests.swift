@@ -198,6 +198,18 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
         #expect(again.rawValue % 3 == 0)
     }
 
+    @Test func bulkLoadOfHeavilyRepeatedPointsKeepsInvariants() {
+        // 30,000 cabs on 40 taxi ranks: the packing's partitions meet long runs of equal keys.
+        let ranks = points(40, around: q, spread: 0.2, clustered: false, seed: 41)
+        let pts = (0..<30_000).map { ranks[($0 * 7919) % ranks.count] }
+        let tree = build(pts)
+        #expect(tree.invariantViolation() == nil)
+        for r in ranks.prefix(5) {
+            #expect(tree.within(0, of: r).count == pts.filter { $0 == r }.count)
+            expectMatches(tree.nearest(5, to: r), Array(bruteForce(pts, from: r).prefix(5)), pts, from: r)
+        }
+    }
+
     @Test func movingFleetKeepsLeavesInTheirCells() {
         // A packed clustered fleet driven for three rounds of up to 250 m, at 60° north. The
         // invariants include: every point inside its leaf's cell, sibling cells disjoint.
