@@ -149,12 +149,14 @@ struct Header: Sendable {
 /// of space: the children's cells tile their parent's (the root's is all of space), and a
 /// point belongs to the leaf whose cell holds it. Updates follow the cells (as in a
 /// k-d-B-tree), so a moving point changes leaf only when it crosses a cell wall, a leaf's
-/// box never reaches outside its cell, and leaves never overlap however much the fleet
-/// moves. (Cells are closed boxes: a point on a wall may sit on either side.)
+/// box never reaches outside its cell (but for the outward rounding of the stored box), and
+/// leaves never overlap however much the fleet moves. (Cells are closed boxes: a point on a
+/// wall may sit on either side.)
 ///
 /// Layout (flatbush/RoutingKit style): plain arrays, no class per node or entry. Leaves and
-/// inner nodes have separate id spaces; node n's slots are `n·16 ..< n·16 + count[n]`. A
-/// child's box lives in its parent's slot, so a visit reads one contiguous run. Leaf slots
+/// inner nodes have separate id spaces; inner node n's slots are `n·16 ..< n·16 + count[n]`
+/// and leaf n's are `n·24 ..< n·24 + count[n]`. A child's box lives in its parent's slot, so
+/// a visit reads one contiguous run (the cells lie in a parallel array searches never read). Leaf slots
 /// hold the points, their tags and stamps; an entry knows its leaf and slot, so a position
 /// report is O(1) while the point stays inside its leaf's box.
 ///
@@ -359,7 +361,12 @@ extension RTree {
                     for t in lb..<(lb + Int(h.count)) {
                         let slot = leafSlots[t]
                         guard b.contains(slot.x, slot.y, slot.z) else { return "a point lies outside leaf \(c)'s box" }
-                        guard slotCells[s].contains(CellKey(x: slot.x, y: slot.y, z: slot.z)) else { return "a point lies outside leaf \(c)'s cell" }
+                        // A report inside the leaf's box stays put, and the box is rounded
+                        // outward, so a key may pass its cell's wall by one Float step.
+                        var cell = slotCells[s]
+                        cell.minX = cell.minX.nextDown; cell.minY = cell.minY.nextDown; cell.minZ = cell.minZ.nextDown
+                        cell.maxX = cell.maxX.nextUp; cell.maxY = cell.maxY.nextUp; cell.maxZ = cell.maxZ.nextUp
+                        guard cell.contains(CellKey(x: slot.x, y: slot.y, z: slot.z)) else { return "a point lies outside leaf \(c)'s cell" }
                         let e = Int(slot.entry)
                         guard entryLeaf[e] == c, Int(entrySlot[e]) == t - lb else { return "entry \(e) does not point at its slot" }
                         let p = SpherePoint(Coordinate(unchecked: latitudes[e], longitudes[e]))

@@ -46,6 +46,18 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.stopMeasurement()
             blackHole(out)
         }
+        // The same queries after every cab has moved up to 250 m (one round of reports).
+        var driven = built
+        for (i, p) in city.moves(of: cabs, seed: 46).enumerated() { driven.move(EntryID(rawValue: Int32(i)), to: p, stamp: 1) }
+        let afterMoves = driven
+        Benchmark("Fleet \(label): k=10 nearest after moves ×10k", configuration: config) { benchmark in
+            let w = SearchWorkspace()
+            var out: [Neighbour] = []
+            benchmark.startMeasurement()
+            for q in queries { afterMoves.nearest(10, to: q, into: &out, using: w) }
+            benchmark.stopMeasurement()
+            blackHole(out)
+        }
         Benchmark("Fleet \(label): position reports ×10k", configuration: config) { benchmark in
             var t = built
             let moved = city.moves(of: Array(cabs.prefix(queriesPerIteration)), seed: 45)
