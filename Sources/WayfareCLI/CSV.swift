@@ -30,6 +30,13 @@ func writeOutput(_ text: String, to path: String?) throws(CLIError) {
     }
 }
 
+/// Creates an output folder (and its parents) unless it exists.
+func createFolder(_ path: String) throws(CLIError) {
+    do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
+        throw CLIError("\(path): cannot create the folder: \(error.localizedDescription)")
+    }
+}
+
 /// Progress and notes for people go to standard error.
 let startTime = Date()
 func note(_ text: String) {

@@ -22,9 +22,7 @@ struct FleetSample: ParsableCommand {
         guard (1...50_000_000).contains(cabs), (1...50_000_000).contains(queries) else {
             throw CLIError("--cabs and --queries must be between 1 and 50000000")
         }
-        do { try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true) } catch {
-            throw CLIError("\(outDir): cannot create the folder: \(error.localizedDescription)")
-        }
+        try createFolder(outDir)
         let city = SyntheticCity(seed: seed)
         let cabPoints = city.points(cabs, seed: seed &+ 1)
         let queryPoints = city.points(queries, seed: seed &+ 2)

@@ -32,9 +32,7 @@ struct GeocoderSample: ParsableCommand {
             throw CLIError("--queries and --points must be between 1 and 10000000")
         }
         let t = try loadTable(table)
-        do { try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true) } catch {
-            throw CLIError("\(outDir): cannot create the folder: \(error.localizedDescription)")
-        }
+        try createFolder(outDir)
         var q = "query,near_lat,near_lon\n"
         for s in t.sampleQueries(queries, seed: seed) {
             q += "\(csvField(s.text)),\(s.near.map { "\($0.latitude),\($0.longitude)" } ?? ",")\n"

@@ -88,7 +88,7 @@ struct GraphGrid: ParsableCommand {
     func run() throws {
         guard (4...20_000_000).contains(nodes) else { throw CLIError("--nodes must be between 4 and 20,000,000") }
         let grid = SyntheticGrid(nodes: nodes, seed: seed)
-        try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
+        try createFolder(outDir)
         var n = "id,lat,lon\n"
         for (i, c) in grid.coordinates.enumerated() { n += "\(i),\(String(format: "%.7f,%.7f", c.latitude, c.longitude))\n" }
         try writeOutput(n, to: (outDir as NSString).appendingPathComponent("nodes.csv"))
