@@ -72,9 +72,6 @@ struct InnerSlot: Sendable {
         get { stored.exact }
         set { stored = FloatBox(outward: newValue) }
     }
-
-    /// True when storing `b` would change nothing.
-    func holdsExactly(_ b: Box3) -> Bool { stored == FloatBox(outward: b) }
 }
 
 /// A `Box3` in single precision, each bound rounded away from the box's inside.
@@ -302,12 +299,7 @@ public struct RTree<Payload: Sendable>: Sendable {
     }
 
     /// The exact box of an inner node's children.
-    func innerBox(_ n: Int) -> Box3 {
-        var b = Box3.empty
-        let base = n * Self.fanout
-        for s in base..<(base + Int(inners[n].count)) { b.include(innerSlots[s].box) }
-        return b
-    }
+    func innerBox(_ n: Int) -> Box3 { innerFloatBox(n).exact }
 
     /// The slot in its parent of a leaf (`isLeaf`) or an inner node.
     @inline(__always)
@@ -330,9 +322,9 @@ public struct RTree<Payload: Sendable>: Sendable {
         var node = node
         while inners[Int(node)].parent >= 0 {
             let s = parentSlotIndex(of: node, isLeaf: false)
-            let b = innerBox(Int(node))
-            if innerSlots[s].holdsExactly(b) { return }
-            innerSlots[s].box = b
+            let b = innerFloatBox(Int(node))
+            if innerSlots[s].stored == b { return }
+            innerSlots[s].stored = b
             node = inners[Int(node)].parent
         }
     }
