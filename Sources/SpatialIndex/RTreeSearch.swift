@@ -62,17 +62,12 @@ struct RawArray<Element: BitwiseCopyable> {
     var elements: UnsafeBufferPointer<Element> { UnsafeBufferPointer(start: items, count: count) }
 }
 
-extension RawArray where Element == QueueItem {
-    /// Moves the nearest item of `first..<count` to the top, so it is popped next (at equal
-    /// distance the lower id). The rest keep their order: a full sort of a node's children
-    /// measured slower, since after the first leaf nearly all of them are pruned when popped.
+extension RawArray {
+    /// Swaps item `i` with the top one, so it is popped next.
     @inline(__always)
-    func raiseNearest(from first: Int) {
+    func swapToTop(_ i: Int) {
         let last = count - 1
-        guard last > first else { return }
-        var m = last
-        for i in first..<last where QueueItem.before(items[i], items[m]) { m = i }
-        if m != last { let t = items[m]; items[m] = items[last]; items[last] = t }
+        if i != last { let t = items[i]; items[i] = items[last]; items[last] = t }
     }
 }
 
@@ -219,12 +214,18 @@ extension RTree {
                 continue
             }
             let base = Int(top.id) * fanout, level = top.level - 1
-            let first = pending.count
+            // The nearest child is noted while pushing and swapped to the top, so it is
+            // popped next; the others keep their order (a full sort of a node's children
+            // measured slower: after the first leaf nearly all of them are pruned when popped).
+            var nearestAt = -1, nearestD2 = Double.infinity
             for s in base..<(base + Int(inners[Int(top.id)].count)) {
                 let d2 = innerSlots[s].box.distance2(q.x, q.y, q.z)
-                if d2 <= limit { pending.push(QueueItem(d2: d2, id: innerSlots[s].child, level: level)) }
+                if d2 <= limit {
+                    if d2 < nearestD2 { nearestD2 = d2; nearestAt = pending.count }
+                    pending.push(QueueItem(d2: d2, id: innerSlots[s].child, level: level))
+                }
             }
-            pending.raiseNearest(from: first)
+            if nearestAt >= 0 { pending.swapToTop(nearestAt) }
         }
         // The max-heap holds the answer; sort it nearest first.
         for i in 0..<best.count {
