@@ -1,3 +1,4 @@
+import CSinCos
 import Foundation
 import Geodesy
 
@@ -16,9 +17,12 @@ public struct SpherePoint: Hashable, Sendable {
     public init(x: Double, y: Double, z: Double) { self.x = x; self.y = y; self.z = z }
 
     public init(_ c: Coordinate) {
-        let φ = c.latitude * .pi / 180, λ = c.longitude * .pi / 180
-        let cφ = cos(φ)
-        x = cφ * cos(λ); y = cφ * sin(λ); z = sin(φ)
+        // sincos: both values of one angle in one call (bit-identical to sin and cos), which
+        // is 4 % of a k = 1 query and more of a position report.
+        var sφ = 0.0, cφ = 0.0, sλ = 0.0, cλ = 0.0
+        wayfare_sincos(c.latitude * .pi / 180, &sφ, &cφ)
+        wayfare_sincos(c.longitude * .pi / 180, &sλ, &cλ)
+        x = cφ * cλ; y = cφ * sλ; z = sφ
     }
 
     /// Squared chord distance on the unit sphere.
