@@ -49,38 +49,34 @@ extension RTree {
         var level: Int32 = 1, capacity = Self.fanout * Self.packedLeaf
         while capacity < n { level += 1; capacity *= Self.fanout }
 
+        // Three passes. Why: reading each point, tag and stamp where its leaf is written
+        // costs three cache misses per point, in random order, which the CPU waits for. So the
+        // partitioning only decides every entry's leaf and slot (random *stores*, which it
+        // does not wait for); then the leaves are written in entry order, reading the inputs
+        // front to back; then the boxes are made from the leaves up.
         inners.removeAll(); innerSlots.removeAll(); slotCells.removeAll()
-        let leafEstimate = (n + Self.packedLeaf - 1) / Self.packedLeaf
-        leaves.reserveCapacity(leafEstimate)
-        leafSlots.reserveCapacity(leafEstimate * Self.leafCapacity)
+        leaves.reserveCapacity((n + Self.packedLeaf - 1) / Self.packedLeaf)
         items.withUnsafeMutableBufferPointer { buffer in
-            let source = PackSource(points: points, tags: tags, stamps: stamps)
-            root = pack(buffer, 0, n, level: level, keys: keys, cell: .everything, from: source).node
+            root = pack(buffer, 0, n, level: level, keys: keys, cell: .everything)
         }
+        writeLeaves(points: points, tags: tags, stamps: stamps)
+        writeBoxes()
     }
 
-    /// The per-entry inputs the leaves are written from.
-    private struct PackSource {
-        let points: [SpherePoint], tags: [UInt32], stamps: [Int32]
-    }
-
-    /// Packs `items[lo..<hi]` into a subtree whose root is at `level` (0: a leaf); returns the
-    /// root and its exact box. `keys` holds the items' keys (perhaps loosely), and `cell` is
-    /// the subtree's cell: the splits cut both.
+    /// Packs `items[lo..<hi]` into a subtree whose root is at `level` (0: a leaf) and returns
+    /// its root. A leaf gets its count and each of its entries their leaf and slot; the
+    /// slots themselves are written by `writeLeaves`. `keys` holds the items' keys (perhaps
+    /// loosely), and `cell` is the subtree's cell: the splits cut both.
     private mutating func pack(_ items: UnsafeMutableBufferPointer<PackItem>, _ lo: Int, _ hi: Int,
-                               level: Int32, keys: Cell, cell: Cell, from source: PackSource) -> (node: Int32, box: Box3) {
+                               level: Int32, keys: Cell, cell: Cell) -> Int32 {
         if level == 0 {
-            let leaf = newLeaf(parent: -1, parentSlot: -1)
-            let base = Int(leaf) * Self.leafCapacity
-            var exact = Box3.empty
+            let leaf = Int32(leaves.count)
+            leaves.append(Header(count: Int32(hi - lo), parent: -1, parentSlot: -1, level: 0))
             for k in lo..<hi {
-                let e = Int(items[k].entry), p = source.points[e]
-                leafSlots[base + k - lo] = LeafSlot(x: p.x, y: p.y, z: p.z, entry: Int32(e), tag: source.tags[e], stamp: source.stamps[e])
+                let e = Int(items[k].entry)
                 entryLeaf[e] = leaf; entrySlot[e] = Int32(k - lo)
-                exact.include(p.x, p.y, p.z)
             }
-            leaves[Int(leaf)].count = Int32(hi - lo)
-            return (leaf, exact)
+            return leaf
         }
         var childCapacity = Self.packedLeaf
         for _ in 1..<level { childCapacity *= Self.fanout }
@@ -89,16 +85,49 @@ extension RTree {
         var runs: [Run] = []
         runs.reserveCapacity(groups)
         Self.split(items, lo, hi, into: groups, keys: keys, cell: cell, appending: &runs)
-        var exact = Box3.empty
         for (i, run) in runs.enumerated() {
-            let (child, childBox) = pack(items, run.lo, run.hi, level: level - 1, keys: run.keys, cell: run.cell, from: source)
-            innerSlots[Int(node) * Self.fanout + i] = InnerSlot(box: childBox, child: child)
+            let child = pack(items, run.lo, run.hi, level: level - 1, keys: run.keys, cell: run.cell)
+            innerSlots[Int(node) * Self.fanout + i].child = child
             slotCells[Int(node) * Self.fanout + i] = run.cell
             link(child, parentLevel: level, to: node, slot: i)
-            exact.include(childBox)
         }
         inners[Int(node)].count = Int32(runs.count)
-        return (node, exact)
+        return node
+    }
+
+    /// Writes every entry into the slot `pack` gave it, in entry order, and fills the
+    /// leaves' unused slots.
+    private mutating func writeLeaves(points: [SpherePoint], tags: [UInt32], stamps: [Int32]) {
+        let capacity = Self.leafCapacity, leaves = self.leaves, entryLeaf = self.entryLeaf, entrySlot = self.entrySlot
+        leafSlots = [LeafSlot](unsafeUninitializedCapacity: leaves.count * capacity) { slots, initialized in
+            for e in points.indices {
+                let p = points[e]
+                slots[Int(entryLeaf[e]) * capacity + Int(entrySlot[e])] =
+                    LeafSlot(x: p.x, y: p.y, z: p.z, entry: Int32(e), tag: tags[e], stamp: stamps[e])
+            }
+            for (leaf, header) in leaves.enumerated() {
+                for s in Int(header.count)..<capacity { slots[leaf * capacity + s] = Self.emptyLeafSlot }
+            }
+            initialized = leaves.count * capacity
+        }
+    }
+
+    /// Sets every child's box in its parent's slot: the leaves' from their points, then the
+    /// inner nodes' from their children's, deepest first (a node is made before its
+    /// children, so reverse creation order visits children first). The union of outward
+    /// rounded boxes is the outward rounding of the union, so inner boxes stay tight.
+    private mutating func writeBoxes() {
+        for leaf in leaves.indices {
+            let header = leaves[leaf]
+            var exact = Box3.empty
+            let base = leaf * Self.leafCapacity
+            for s in base..<(base + Int(header.count)) { exact.include(leafSlots[s].x, leafSlots[s].y, leafSlots[s].z) }
+            innerSlots[Int(header.parent) * Self.fanout + Int(header.parentSlot)].box = exact
+        }
+        for node in inners.indices.reversed() where inners[node].parent >= 0 {
+            let header = inners[node]
+            innerSlots[Int(header.parent) * Self.fanout + Int(header.parentSlot)].stored = innerFloatBox(node)
+        }
     }
 
     /// A run of items for one child, with a box that holds their keys and the child's cell.
