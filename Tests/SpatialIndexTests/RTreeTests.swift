@@ -210,6 +210,26 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
         }
     }
 
+    @Test func bulkLoadOfSortedAndLopsidedInputKeepsInvariants() {
+        // The packing narrows long ranges with pivots from a strided sample. Input sorted
+        // along an axis makes that sample a ramp, and a fleet mostly parked at one rank gives
+        // a sample of one value: both must still cut at the exact median.
+        let spread = points(40_000, around: q, spread: 0.3, clustered: false, seed: 51)
+        let sorted = spread.sorted { ($0.longitude, $0.latitude) < ($1.longitude, $1.latitude) }
+        let rank = Coordinate(unchecked: q.latitude + 0.01, q.longitude)
+        let lopsided = (0..<30_000).map { $0 % 10 == 0 ? spread[$0] : rank }
+        for pts in [sorted, lopsided] {
+            let tree = build(pts)
+            #expect(tree.invariantViolation() == nil)
+            // Packed leaves: as few as the points need, give or take the rounding of the splits.
+            #expect(tree.leafCount <= pts.count / 16 + pts.count / 256 + 16, "\(tree.leafCount) leaves")
+            for r in [rank, spread[7], spread[9_999]] {
+                expectMatches(tree.nearest(5, to: r), Array(bruteForce(pts, from: r).prefix(5)), pts, from: r)
+            }
+            #expect(tree.within(0, of: rank).count == pts.filter { $0 == rank }.count)
+        }
+    }
+
     @Test func movingFleetKeepsLeavesInTheirCells() {
         // A packed clustered fleet driven for three rounds of up to 250 m, at 60° north. The
         // invariants include: every point inside its leaf's cell, sibling cells disjoint.
