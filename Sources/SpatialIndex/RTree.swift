@@ -179,8 +179,9 @@ public struct RTree<Payload: Sendable>: Sendable {
     // Entries.
     var entryLeaf: [Int32] = []
     var entrySlot: [Int32] = []
-    var latitudes: [Double] = []
-    var longitudes: [Double] = []
+    /// Each entry's coordinate as given (after a bulk load, the caller's array itself until
+    /// the first report writes to it).
+    var positions: [Coordinate] = []
     var payloads: [Payload?] = []
     var freeEntries: [Int32] = []
     public internal(set) var count = 0
@@ -199,7 +200,7 @@ public struct RTree<Payload: Sendable>: Sendable {
 
     /// The position of a live entry.
     public func position(of entry: EntryID) -> Coordinate {
-        Coordinate(unchecked: latitudes[Int(entry.rawValue)], longitudes[Int(entry.rawValue)])
+        positions[Int(entry.rawValue)]
     }
 
     /// The tag and stamp of a live entry.
@@ -222,11 +223,11 @@ public struct RTree<Payload: Sendable>: Sendable {
 
     mutating func newEntry(_ c: Coordinate, _ payload: Payload) -> Int32 {
         if let e = freeEntries.popLast() {
-            latitudes[Int(e)] = c.latitude; longitudes[Int(e)] = c.longitude; payloads[Int(e)] = payload
+            positions[Int(e)] = c; payloads[Int(e)] = payload
             return e
         }
         entryLeaf.append(-1); entrySlot.append(-1)
-        latitudes.append(c.latitude); longitudes.append(c.longitude); payloads.append(payload)
+        positions.append(c); payloads.append(payload)
         return Int32(entryLeaf.count - 1)
     }
 
@@ -361,7 +362,7 @@ extension RTree {
                         guard cell.contains(CellKey(x: slot.x, y: slot.y, z: slot.z)) else { return "a point lies outside leaf \(c)'s cell" }
                         let e = Int(slot.entry)
                         guard entryLeaf[e] == c, Int(entrySlot[e]) == t - lb else { return "entry \(e) does not point at its slot" }
-                        let p = SpherePoint(Coordinate(unchecked: latitudes[e], longitudes[e]))
+                        let p = SpherePoint(positions[e])
                         guard p == SpherePoint(x: slot.x, y: slot.y, z: slot.z) else { return "entry \(e)'s stored point is stale" }
                         seen += 1
                     }

@@ -27,8 +27,7 @@ extension RTree {
         self.init()
         let n = coordinates.count
         guard n > 0 else { return }
-        latitudes = coordinates.map { $0.latitude }
-        longitudes = coordinates.map { $0.longitude }
+        positions = coordinates
         self.payloads = payloads.map { Optional($0) }
         entryLeaf = [Int32](repeating: -1, count: n)
         entrySlot = [Int32](repeating: -1, count: n)

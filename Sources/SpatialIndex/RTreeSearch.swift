@@ -326,7 +326,7 @@ extension RTree {
                 let base = Int(top.id) * Self.leafCapacity
                 for s in base..<(base + Int(leaves[Int(top.id)].count)) where filter.accepts(tag: leafSlots[s].tag, stamp: leafSlots[s].stamp) {
                     let e = Int(leafSlots[s].entry)
-                    if area.contains(Coordinate(unchecked: latitudes[e], longitudes[e])) {
+                    if area.contains(positions[e]) {
                         result.append(EntryID(rawValue: Int32(e)))
                     }
                 }

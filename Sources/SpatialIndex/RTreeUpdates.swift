@@ -238,7 +238,7 @@ extension RTree {
     public mutating func move(_ entry: EntryID, to c: Coordinate, stamp: Int32) -> MoveOutcome {
         precondition(contains(entry), "moving an entry that is not in the tree")
         let e = Int(entry.rawValue)
-        latitudes[e] = c.latitude; longitudes[e] = c.longitude
+        positions[e] = c
         let p = SpherePoint(c)
         let leaf = entryLeaf[e], l = Int(leaf)
         let s = l * Self.leafCapacity + Int(entrySlot[e]), ps = parentSlotIndex(of: leaf, isLeaf: true)
