@@ -240,18 +240,24 @@ extension RTree {
     @inline(__always)
     func scan(leaf: Int, q: SpherePoint, k: Int, filter: EntryFilter, bound: RadiusBound, best: inout RawHeap) {
         let base = leaf * Self.leafCapacity
+        // The farthest a point may be to matter, kept in a local: most points fail this one
+        // comparison (at an equal distance the entry id decides, below).
+        var limit = best.count == k ? min(best.top.d2, bound.prune2) : bound.prune2
         for s in base..<(base + Int(leaves[leaf].count)) {
             let slot = leafSlots[s]
             guard filter.accepts(tag: slot.tag, stamp: slot.stamp) else { continue }
             let dx = slot.x - q.x, dy = slot.y - q.y, dz = slot.z - q.z
             let d2 = dx * dx + dy * dy + dz * dz
-            guard d2 <= bound.prune2 else { continue }
+            guard d2 <= limit, bound.admits(d2) else { continue }
             let item = QueueItem(d2: d2, id: slot.entry, level: -1)
             if best.count < k {
-                if bound.admits(d2) { best.pushMax(item) }
+                best.pushMax(item)
             } else if QueueItem.before(item, best.top) {
-                if bound.admits(d2) { best.replaceMax(item) }
+                best.replaceMax(item)
+            } else {
+                continue
             }
+            if best.count == k { limit = min(best.top.d2, bound.prune2) }
         }
     }
 
