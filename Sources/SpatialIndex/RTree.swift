@@ -126,6 +126,14 @@ struct FloatBox: Equatable, Sendable {
     }
 }
 
+/// Where an entry sits: its leaf and its slot there, side by side so that a position
+/// report finds both in one cache line.
+struct EntryPlace: Sendable {
+    var leaf: Int32
+    var slot: Int32
+    static let nowhere = EntryPlace(leaf: -1, slot: -1)
+}
+
 /// A node's bookkeeping: its slot count, its parent and its slot there, and (inner
 /// nodes) its level, 1 meaning the children are leaves.
 struct Header: Sendable {
@@ -177,8 +185,8 @@ public struct RTree<Payload: Sendable>: Sendable {
     var root: Int32 = 0
 
     // Entries.
-    var entryLeaf: [Int32] = []
-    var entrySlot: [Int32] = []
+    /// Where each entry sits (`nowhere` once removed).
+    var places: [EntryPlace] = []
     /// Each entry's coordinate as given (after a bulk load, the caller's array itself until
     /// the first report writes to it).
     var positions: [Coordinate] = []
@@ -215,20 +223,20 @@ public struct RTree<Payload: Sendable>: Sendable {
     /// True when `entry` names a live entry of this tree.
     public func contains(_ entry: EntryID) -> Bool {
         let e = Int(entry.rawValue)
-        return e >= 0 && e < entryLeaf.count && entryLeaf[e] >= 0
+        return e >= 0 && e < places.count && places[e].leaf >= 0
     }
 
     @inline(__always)
-    func slotIndex(of e: Int32) -> Int { Int(entryLeaf[Int(e)]) * Self.leafCapacity + Int(entrySlot[Int(e)]) }
+    func slotIndex(of e: Int32) -> Int { Int(places[Int(e)].leaf) * Self.leafCapacity + Int(places[Int(e)].slot) }
 
     mutating func newEntry(_ c: Coordinate, _ payload: Payload) -> Int32 {
         if let e = freeEntries.popLast() {
             positions[Int(e)] = c; payloads[Int(e)] = payload
             return e
         }
-        entryLeaf.append(-1); entrySlot.append(-1)
+        places.append(.nowhere)
         positions.append(c); payloads.append(payload)
-        return Int32(entryLeaf.count - 1)
+        return Int32(places.count - 1)
     }
 
     // MARK: Nodes
@@ -361,7 +369,7 @@ extension RTree {
                         cell.maxX = cell.maxX.nextUp; cell.maxY = cell.maxY.nextUp; cell.maxZ = cell.maxZ.nextUp
                         guard cell.contains(CellKey(x: slot.x, y: slot.y, z: slot.z)) else { return "a point lies outside leaf \(c)'s cell" }
                         let e = Int(slot.entry)
-                        guard entryLeaf[e] == c, Int(entrySlot[e]) == t - lb else { return "entry \(e) does not point at its slot" }
+                        guard places[e].leaf == c, Int(places[e].slot) == t - lb else { return "entry \(e) does not point at its slot" }
                         let p = SpherePoint(positions[e])
                         guard p == SpherePoint(x: slot.x, y: slot.y, z: slot.z) else { return "entry \(e)'s stored point is stale" }
                         seen += 1

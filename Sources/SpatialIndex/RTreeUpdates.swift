@@ -59,7 +59,7 @@ extension RTree {
         guard Int(leaves[l].count) < Self.leafCapacity else { splitLeaf(leaf, adding: slot); return }
         let s = l * Self.leafCapacity + Int(leaves[l].count)
         leafSlots[s] = slot
-        entryLeaf[Int(slot.entry)] = leaf; entrySlot[Int(slot.entry)] = leaves[l].count
+        places[Int(slot.entry)] = EntryPlace(leaf: leaf, slot: leaves[l].count)
         leaves[l].count += 1
         grow(leaf: leaf, toHold: SpherePoint(x: slot.x, y: slot.y, z: slot.z))
     }
@@ -88,7 +88,7 @@ extension RTree {
                 let tb = Int(target) * Self.leafCapacity
                 for (k, i) in range.enumerated() {
                     leafSlots[tb + k] = items[i]
-                    entryLeaf[Int(items[i].entry)] = target; entrySlot[Int(items[i].entry)] = Int32(k)
+                    places[Int(items[i].entry)] = EntryPlace(leaf: target, slot: Int32(k))
                 }
                 leaves[Int(target)].count = Int32(range.count)
             }
@@ -207,16 +207,16 @@ extension RTree {
 
     /// Takes an entry out of its leaf (the entry record stays) and shrinks the boxes above.
     mutating func detach(_ e: Int32) {
-        let leaf = entryLeaf[Int(e)], l = Int(leaf)
+        let at = places[Int(e)], leaf = at.leaf, l = Int(leaf)
         let base = l * Self.leafCapacity
-        let s = base + Int(entrySlot[Int(e)]), last = base + Int(leaves[l].count) - 1
+        let s = base + Int(at.slot), last = base + Int(leaves[l].count) - 1
         let gone = leafSlots[s]
         if s != last {
             leafSlots[s] = leafSlots[last]
-            entrySlot[Int(leafSlots[s].entry)] = Int32(s - base)
+            places[Int(leafSlots[s].entry)].slot = Int32(s - base)
         }
         leaves[l].count -= 1
-        entryLeaf[Int(e)] = -1; entrySlot[Int(e)] = -1
+        places[Int(e)] = .nowhere
         shrink(leaf: leaf, losing: SpherePoint(x: gone.x, y: gone.y, z: gone.z))
     }
 
@@ -240,8 +240,8 @@ extension RTree {
         let e = Int(entry.rawValue)
         positions[e] = c
         let p = SpherePoint(c)
-        let leaf = entryLeaf[e], l = Int(leaf)
-        let s = l * Self.leafCapacity + Int(entrySlot[e]), ps = parentSlotIndex(of: leaf, isLeaf: true)
+        let at = places[e], leaf = at.leaf, l = Int(leaf)
+        let s = l * Self.leafCapacity + Int(at.slot), ps = parentSlotIndex(of: leaf, isLeaf: true)
         if innerSlots[ps].stored.contains(p.x, p.y, p.z) {
             leafSlots[s].x = p.x; leafSlots[s].y = p.y; leafSlots[s].z = p.z; leafSlots[s].stamp = stamp
             return .inPlace
