@@ -4,7 +4,7 @@ import PackageDescription
 // Layers (each depends only on the ones above it):
 //   Geodesy, GeoJSON, BinaryFile, CSVFile   pure Swift
 //   Projection (PROJ), Geometry (GEOS)   the only modules that import C libraries
-//   CSinCos                     glibc's sincos for Swift (one header)
+//   CIntrinsics                 glibc's sincos and the prefetch hint for Swift (one header)
 //   SpatialIndex                R-tree, static point and segment trees, segment grid
 //   OSM (zlib)                  OpenStreetMap PBF and XML readers
 //   RoadGraph                   car profile and road graphs (from OSM or CSV)
@@ -38,7 +38,7 @@ let package = Package(
         .systemLibrary(name: "CPROJ", pkgConfig: "proj",
                        providers: [.apt(["libproj-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "CSinCos"),
+        .target(name: "CIntrinsics"),
         .target(name: "Geodesy", exclude: ["README.md"]),
         .target(name: "GeoJSON", exclude: ["README.md"]),
         .target(name: "Projection", dependencies: ["CPROJ", "Geodesy"], exclude: ["README.md"]),
@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "BinaryFile", exclude: ["README.md"]),
         .target(name: "CSVFile", exclude: ["README.md"]),
         .target(name: "Zones", dependencies: ["BinaryFile", "Geodesy", "GeoJSON", "Projection", "Geometry"], exclude: ["README.md"]),
-        .target(name: "SpatialIndex", dependencies: ["CSinCos", "Geodesy", "BinaryFile"], exclude: ["README.md"]),
+        .target(name: "SpatialIndex", dependencies: ["CIntrinsics", "Geodesy", "BinaryFile"], exclude: ["README.md"]),
         .target(name: "Fleet", dependencies: ["SpatialIndex", "Zones", "Geodesy"], exclude: ["README.md"]),
         .target(name: "Favourites", dependencies: ["Geodesy", "Projection"], exclude: ["README.md"]),
         .target(name: "OSM", dependencies: ["CZlib"], exclude: ["README.md"]),

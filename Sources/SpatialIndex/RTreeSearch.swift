@@ -1,3 +1,4 @@
+import CIntrinsics
 import Geodesy
 
 /// Reusable search buffers. Keep one per thread and pass it to every query, so that a query
@@ -287,6 +288,9 @@ extension RTree {
         while pending.count > 0 {
             let top = pending.pop()
             if top.level == 0 {
+                // Every pending node will be visited, so the next leaf's slots can be on their
+                // way from memory while this one is scanned.
+                if pending.count > 0, pending.items[pending.count - 1].level == 0 { prefetch(leaf: Int(pending.items[pending.count - 1].id)) }
                 let base = Int(top.id) * Self.leafCapacity
                 for s in base..<(base + Int(leaves[Int(top.id)].count)) {
                     let slot = leafSlots[s]
@@ -305,6 +309,18 @@ extension RTree {
         }
         result.append(contentsOf: found.elements)
         if sorted { result.sort { $0.chord2 < $1.chord2 || ($0.chord2 == $1.chord2 && $0.entry < $1.entry) } }
+    }
+
+    /// Hints the CPU to fetch a leaf's count and its first `packedLeaf` slots.
+    @inline(__always)
+    func prefetch(leaf: Int) {
+        leaves.withUnsafeBytes { wayfare_prefetch($0.baseAddress! + leaf * MemoryLayout<Header>.stride) }
+        leafSlots.withUnsafeBytes { raw in
+            let start = leaf * Self.leafCapacity * MemoryLayout<LeafSlot>.stride
+            for offset in stride(from: start, to: start + Self.packedLeaf * MemoryLayout<LeafSlot>.stride, by: 64) {
+                wayfare_prefetch(raw.baseAddress! + offset)
+            }
+        }
     }
 
     /// Convenience form of `within(_:of:filter:sorted:into:using:)`, sorted, that allocates.

@@ -1,4 +1,4 @@
-import CSinCos
+import CIntrinsics
 import Foundation
 import Geodesy
 
