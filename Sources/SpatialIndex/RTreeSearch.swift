@@ -211,6 +211,12 @@ extension RTree {
             // `>` and not `>=`: at an equal distance a lower entry id may still be waiting.
             if top.d2 > limit { continue }
             if top.level == 0 {
+                // The next leaf on the stack, if near enough now, is likely visited next:
+                // its slots can be on their way from memory during this scan.
+                if pending.count > 0 {
+                    let next = pending.items[pending.count - 1]
+                    if next.level == 0 && next.d2 <= limit { prefetch(leaf: Int(next.id)) }
+                }
                 scan(leaf: Int(top.id), q: q, k: k, filter: filter, bound: bound, best: &best)
                 continue
             }
