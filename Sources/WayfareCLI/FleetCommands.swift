@@ -116,10 +116,21 @@ struct BenchKNN: ParsableCommand {
         // The same k-nearest by scanning every cab, on a prefix of the queries.
         let bruteCount = min(bruteQueries, queryPoints.count)
         let brute = bruteForceNanoseconds(cabPoints, Array(queryPoints.prefix(bruteCount)), k: k)
+        // The planar baseline (a static k-d tree in raw degrees, as nanoflann is commonly
+        // used) on the same queries in this process: ratios against it survive the noise.
+        // Its radius is the same metres as degrees of latitude.
+        let baseline = DegreeKDTree(cabPoints)
+        var indices: [Int] = []
+        let radiusDegrees = radiusM / (Earth.meanRadius * .pi / 180)
+        let baseline1 = perQuery { baseline.nearest(1, to: $0, into: &indices) }
+        let baselineK = perQuery { baseline.nearest(k, to: $0, into: &indices) }
+        let baselineRadius = perQuery { baseline.within(radiusDegrees, of: $0, into: &indices) }
 
         var fields = [("cabs", "\(cabPoints.count)"), ("queries", "\(queryPoints.count)"),
                       ("build_ms", format(median(buildTimes) * 1e3)), ("knn1_ns", format(knn1)), ("knnk_ns", format(knnk)),
-                      ("radius_ns", format(radius)), ("brute_knnk_ns", format(brute))]
+                      ("radius_ns", format(radius)), ("brute_knnk_ns", format(brute)),
+                      ("baseline_knn1_ns", format(baseline1)), ("baseline_knnk_ns", format(baselineK)),
+                      ("baseline_radius_ns", format(baselineRadius))]
         if !moveEntries.isEmpty {
             let moveTime = seconds {
                 for (e, p) in zip(moveEntries, movePoints) { tree.move(e, to: p, stamp: 1) }

@@ -17,7 +17,8 @@ import TestSupport
                                 "--moves", dir + "/moves.csv", "--k", "8", "--answers", answers, "--repeats", "1"])
         #expect(r.status == 0, "\(r.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
-        for key in ["cabs", "queries", "build_ms", "knn1_ns", "knnk_ns", "radius_ns", "updates_per_s", "knnk_ns_after_moves"] {
+        for key in ["cabs", "queries", "build_ms", "knn1_ns", "knnk_ns", "radius_ns", "updates_per_s", "knnk_ns_after_moves",
+                    "baseline_knn1_ns", "baseline_knnk_ns", "baseline_radius_ns"] {
             #expect(json[key] != nil, "\(key)")
         }
         func rows(_ path: String) throws -> [[String]] {

@@ -44,6 +44,26 @@ let benchmarks: @Sendable () -> Void = {
                 blackHole(out)
             }
         }
+        // The planar baseline (a static k-d tree in raw degrees) on the same queries, for
+        // ratios that hold on a noisy machine. Its radius is 1 km as degrees of latitude.
+        let planar = DegreeKDTree(cabs)
+        for k in [1, 10] {
+            Benchmark("Fleet \(label): baseline planar k-d tree k=\(k) ×10k", configuration: config) { benchmark in
+                var out: [Int] = []
+                benchmark.startMeasurement()
+                for q in queries { planar.nearest(k, to: q, into: &out) }
+                benchmark.stopMeasurement()
+                blackHole(out)
+            }
+        }
+        Benchmark("Fleet \(label): baseline planar k-d tree radius ×10k", configuration: config) { benchmark in
+            var out: [Int] = []
+            let degrees = 1_000 / (Earth.meanRadius * .pi / 180)
+            benchmark.startMeasurement()
+            for q in queries { planar.within(degrees, of: q, into: &out) }
+            benchmark.stopMeasurement()
+            blackHole(out)
+        }
         Benchmark("Fleet \(label): radius 1 km ×10k", configuration: config) { benchmark in
             let w = SearchWorkspace()
             var out: [Neighbour] = []

@@ -2,6 +2,7 @@ import Benchmark
 import Foundation
 import Geocoding
 import Geodesy
+import SpatialIndex
 
 // Geocoding on the Monaco extract plus the 144k-place gazetteer, and on the gazetteer alone,
 // with queries and points drawn by the same seeded sampler as `wayfare geocoder sample`.
