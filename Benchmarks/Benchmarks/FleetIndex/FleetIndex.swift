@@ -8,9 +8,19 @@ import SpatialIndex
 
 private let queriesPerIteration = 10_000
 
-private func tree(_ cabs: [Coordinate]) -> RTree<Int32> {
-    RTree(coordinates: cabs, tags: Array(repeating: 1, count: cabs.count), stamps: Array(repeating: 0, count: cabs.count),
-          payloads: (0..<Int32(cabs.count)).map { $0 })
+/// A benchmark that sends every query through `query` once per iteration and times only that
+/// loop. `query` gets a workspace of its own (the baseline ignores it) and an output buffer.
+private func queryBenchmark<Output>(_ name: String, _ config: Benchmark.Configuration, _ queries: [Coordinate],
+                                    into empty: Output,
+                                    _ query: @escaping @Sendable (Coordinate, SearchWorkspace, inout Output) -> Void) {
+    Benchmark(name, configuration: config) { benchmark in
+        let w = SearchWorkspace()
+        var out = empty
+        benchmark.startMeasurement()
+        for q in queries { query(q, w, &out) }
+        benchmark.stopMeasurement()
+        blackHole(out)
+    }
 }
 
 let benchmarks: @Sendable () -> Void = {
@@ -21,12 +31,12 @@ let benchmarks: @Sendable () -> Void = {
 
     for count in [10_000, 100_000, 1_000_000] {
         let cabs = city.points(count, seed: 43)
-        let built = tree(cabs)
+        let tags = [UInt32](repeating: 1, count: count), stamps = [Int32](repeating: 0, count: count)
+        let payloads = (0..<Int32(count)).map { $0 }
+        let built = RTree(coordinates: cabs, tags: tags, stamps: stamps, payloads: payloads)
         let label = count >= 1_000_000 ? "\(count / 1_000_000)M" : "\(count / 1_000)k"
 
         // Only the load is timed: the inputs exist before, and the tree is freed after.
-        let tags = [UInt32](repeating: 1, count: count), stamps = [Int32](repeating: 0, count: count)
-        let payloads = (0..<Int32(count)).map { $0 }
         Benchmark("Fleet \(label): bulk load", configuration: .init(metrics: [.wallClock], timeUnits: .milliseconds,
                                                                    warmupIterations: 1, maxDuration: .seconds(5), maxIterations: 20)) { benchmark in
             benchmark.startMeasurement()
@@ -35,54 +45,31 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(loaded)
         }
         for k in [1, 10] {
-            Benchmark("Fleet \(label): k=\(k) nearest ×10k", configuration: config) { benchmark in
-                let w = SearchWorkspace()
-                var out: [Neighbour] = []
-                benchmark.startMeasurement()
-                for q in queries { built.nearest(k, to: q, into: &out, using: w) }
-                benchmark.stopMeasurement()
-                blackHole(out)
+            queryBenchmark("Fleet \(label): k=\(k) nearest ×10k", config, queries, into: [Neighbour]()) { q, w, out in
+                built.nearest(k, to: q, into: &out, using: w)
             }
         }
         // The planar baseline (a static k-d tree in raw degrees) on the same queries, for
         // ratios that hold on a noisy machine. Its radius is 1 km as degrees of latitude.
         let planar = DegreeKDTree(cabs)
         for k in [1, 10] {
-            Benchmark("Fleet \(label): baseline planar k-d tree k=\(k) ×10k", configuration: config) { benchmark in
-                var out: [Int] = []
-                benchmark.startMeasurement()
-                for q in queries { planar.nearest(k, to: q, into: &out) }
-                benchmark.stopMeasurement()
-                blackHole(out)
+            queryBenchmark("Fleet \(label): baseline planar k-d tree k=\(k) ×10k", config, queries, into: [Int]()) { q, _, out in
+                planar.nearest(k, to: q, into: &out)
             }
         }
-        Benchmark("Fleet \(label): baseline planar k-d tree radius ×10k", configuration: config) { benchmark in
-            var out: [Int] = []
-            let degrees = 1_000 / (Earth.meanRadius * .pi / 180)
-            benchmark.startMeasurement()
-            for q in queries { planar.within(degrees, of: q, into: &out) }
-            benchmark.stopMeasurement()
-            blackHole(out)
+        let degrees = 1_000 / (Earth.meanRadius * .pi / 180)
+        queryBenchmark("Fleet \(label): baseline planar k-d tree radius ×10k", config, queries, into: [Int]()) { q, _, out in
+            planar.within(degrees, of: q, into: &out)
         }
-        Benchmark("Fleet \(label): radius 1 km ×10k", configuration: config) { benchmark in
-            let w = SearchWorkspace()
-            var out: [Neighbour] = []
-            benchmark.startMeasurement()
-            for q in queries { built.within(1_000, of: q, into: &out, using: w) }
-            benchmark.stopMeasurement()
-            blackHole(out)
+        queryBenchmark("Fleet \(label): radius 1 km ×10k", config, queries, into: [Neighbour]()) { q, w, out in
+            built.within(1_000, of: q, into: &out, using: w)
         }
         // The same queries after every cab has moved up to 250 m (one round of reports).
         var driven = built
         for (i, p) in city.moves(of: cabs, seed: 46).enumerated() { driven.move(EntryID(rawValue: Int32(i)), to: p, stamp: 1) }
         let afterMoves = driven
-        Benchmark("Fleet \(label): k=10 nearest after moves ×10k", configuration: config) { benchmark in
-            let w = SearchWorkspace()
-            var out: [Neighbour] = []
-            benchmark.startMeasurement()
-            for q in queries { afterMoves.nearest(10, to: q, into: &out, using: w) }
-            benchmark.stopMeasurement()
-            blackHole(out)
+        queryBenchmark("Fleet \(label): k=10 nearest after moves ×10k", config, queries, into: [Neighbour]()) { q, w, out in
+            afterMoves.nearest(10, to: q, into: &out, using: w)
         }
         Benchmark("Fleet \(label): position reports ×10k", configuration: config) { benchmark in
             var t = built
