@@ -45,104 +45,6 @@ public struct Neighbour: Hashable, Sendable, BitwiseCopyable {
     public var distance: Double { ChordDistance.metres(chord2: chord2) }
 }
 
-// Node storage types live outside the generic RTree so that arrays of them are concrete
-// (a type nested in a generic type is generic itself, and every access would go through
-// unspecialised code).
-
-/// One point in a leaf: its unit vector, entry, tag and stamp (40 bytes).
-struct LeafSlot: Sendable {
-    var x: Double, y: Double, z: Double
-    var entry: Int32
-    var tag: UInt32
-    var stamp: Int32
-}
-
-/// One child of an inner node: its box and its id (a leaf or an inner node).
-///
-/// The box is stored in `Float`, rounded outward, so it always holds the exact box: pruning
-/// stays a true lower bound while an inner node takes 448 bytes instead of 896, which is what
-/// a query mostly pays for (memory traffic).
-struct InnerSlot: Sendable {
-    var stored: FloatBox
-    var child: Int32
-
-    init(box: Box3, child: Int32) { stored = FloatBox(outward: box); self.child = child }
-
-    var box: Box3 {
-        get { stored.exact }
-        set { stored = FloatBox(outward: newValue) }
-    }
-}
-
-/// A `Box3` in single precision, each bound rounded away from the box's inside.
-struct FloatBox: Equatable, Sendable {
-    var minX, minY, minZ, maxX, maxY, maxZ: Float
-
-    init(outward b: Box3) {
-        func down(_ v: Double) -> Float { let f = Float(v); return Double(f) > v ? f.nextDown : f }
-        func up(_ v: Double) -> Float { let f = Float(v); return Double(f) < v ? f.nextUp : f }
-        minX = down(b.minX); minY = down(b.minY); minZ = down(b.minZ)
-        maxX = up(b.maxX); maxY = up(b.maxY); maxZ = up(b.maxZ)
-    }
-
-    @inline(__always)
-    func contains(_ x: Double, _ y: Double, _ z: Double) -> Bool {
-        x >= Double(minX) && x <= Double(maxX) && y >= Double(minY) && y <= Double(maxY) && z >= Double(minZ) && z <= Double(maxZ)
-    }
-
-    /// Grows the box to hold a point (rounding outward).
-    @inline(__always)
-    mutating func include(_ x: Double, _ y: Double, _ z: Double) {
-        let p = FloatBox(outward: Box3(minX: x, minY: y, minZ: z, maxX: x, maxY: y, maxZ: z))
-        minX = Swift.min(minX, p.minX); minY = Swift.min(minY, p.minY); minZ = Swift.min(minZ, p.minZ)
-        maxX = Swift.max(maxX, p.maxX); maxY = Swift.max(maxY, p.maxY); maxZ = Swift.max(maxZ, p.maxZ)
-    }
-
-    /// Grows the box to hold another.
-    @inline(__always)
-    mutating func include(_ b: FloatBox) {
-        minX = Swift.min(minX, b.minX); minY = Swift.min(minY, b.minY); minZ = Swift.min(minZ, b.minZ)
-        maxX = Swift.max(maxX, b.maxX); maxY = Swift.max(maxY, b.maxY); maxZ = Swift.max(maxZ, b.maxZ)
-    }
-
-    /// False only when the point is certainly not an extreme of the points the box was
-    /// made from (so removing it cannot shrink the box).
-    @inline(__always)
-    func mayBeBoundedBy(_ x: Double, _ y: Double, _ z: Double) -> Bool {
-        x <= Double(minX.nextUp) || y <= Double(minY.nextUp) || z <= Double(minZ.nextUp)
-            || x >= Double(maxX.nextDown) || y >= Double(maxY.nextDown) || z >= Double(maxZ.nextDown)
-    }
-
-    /// True when the boxes share a bound on some side (so shrinking one may shrink the other).
-    @inline(__always)
-    func touches(_ b: FloatBox) -> Bool {
-        minX == b.minX || minY == b.minY || minZ == b.minZ || maxX == b.maxX || maxY == b.maxY || maxZ == b.maxZ
-    }
-
-    static let empty = FloatBox(outward: .empty)
-
-    var exact: Box3 {
-        Box3(minX: Double(minX), minY: Double(minY), minZ: Double(minZ), maxX: Double(maxX), maxY: Double(maxY), maxZ: Double(maxZ))
-    }
-}
-
-/// Where an entry sits: its leaf and its slot there, side by side so that a position
-/// report finds both in one cache line.
-struct EntryPlace: Sendable {
-    var leaf: Int32
-    var slot: Int32
-    static let nowhere = EntryPlace(leaf: -1, slot: -1)
-}
-
-/// A node's bookkeeping: its slot count, its parent and its slot there, and (inner
-/// nodes) its level, 1 meaning the children are leaves.
-struct Header: Sendable {
-    var count: Int32
-    var parent: Int32
-    var parentSlot: Int32
-    var level: Int32
-}
-
 /// Wayfare's R-tree over points on the Earth, generic over a payload.
 ///
 /// Points are stored as 3-D unit vectors (`SpherePoint`), so every distance and every pruning
@@ -165,41 +67,33 @@ struct Header: Sendable {
 /// hold the points, their tags and stamps; an entry knows its leaf and slot, so a position
 /// report is O(1) while the point stays inside its leaf's box.
 ///
+/// The engine is `RTreeCore`, which is not generic; this type adds the payloads and
+/// forwards to it.
+///
 /// `Sendable` when the payload is: a value type of arrays. Copies share storage until one
 /// is written (copy-on-write), which the fleet uses to publish read-only snapshots.
 public struct RTree<Payload: Sendable>: Sendable {
-    /// Children per inner node.
-    static var fanout: Int { 16 }
-    /// Points a leaf can hold. More than the bulk load puts in one (`packedLeaf`), so that a
-    /// leaf takes in the cabs that drive into its cell for a while before it splits.
-    static var leafCapacity: Int { 24 }
-    /// Points per leaf after a bulk load.
-    static var packedLeaf: Int { 16 }
-
-    var leaves: [Header] = []
-    var leafSlots: [LeafSlot] = []
-    var inners: [Header] = []
-    /// The cell of the child in each inner slot (searches never read it).
-    var slotCells: [Cell] = []
-    var innerSlots: [InnerSlot] = []
-    var root: Int32 = 0
-
-    // Entries.
-    /// Where each entry sits (`nowhere` once removed).
-    var places: [EntryPlace] = []
-    /// Each entry's coordinate as given (after a bulk load, the caller's array itself until
-    /// the first report writes to it).
-    var positions: [Coordinate] = []
-    var payloads: [Payload?] = []
-    var freeEntries: [Int32] = []
-    public internal(set) var count = 0
+    var core: RTreeCore
+    /// Each entry's payload, by entry id (nil once removed).
+    var payloads: [Payload?]
 
     /// An empty tree.
     public init() {
-        root = newInner(level: 1, parent: -1, parentSlot: -1)
+        core = RTreeCore()
+        payloads = []
     }
 
-    // MARK: Entries
+    /// Builds a tree from many points at once (see `RTreeCore.init(coordinates:tags:stamps:)`).
+    /// Entry ids are the input positions: entry i is `coordinates[i]`.
+    public init(coordinates: [Coordinate], tags: [UInt32], stamps: [Int32], payloads: [Payload]) {
+        precondition(coordinates.count == tags.count && tags.count == stamps.count && stamps.count == payloads.count,
+                     "bulk load arrays differ in length")
+        core = RTreeCore(coordinates: coordinates, tags: tags, stamps: stamps)
+        self.payloads = payloads.map { Optional($0) }
+    }
+
+    /// The number of live entries.
+    public var count: Int { core.count }
 
     /// The payload of a live entry.
     public subscript(entry: EntryID) -> Payload {
@@ -207,183 +101,95 @@ public struct RTree<Payload: Sendable>: Sendable {
     }
 
     /// The position of a live entry.
-    public func position(of entry: EntryID) -> Coordinate {
-        positions[Int(entry.rawValue)]
-    }
+    public func position(of entry: EntryID) -> Coordinate { core.position(of: entry) }
 
     /// The tag and stamp of a live entry.
-    public func tagAndStamp(of entry: EntryID) -> (tag: UInt32, stamp: Int32) {
-        let slot = leafSlots[slotIndex(of: entry.rawValue)]
-        return (slot.tag, slot.stamp)
-    }
+    public func tagAndStamp(of entry: EntryID) -> (tag: UInt32, stamp: Int32) { core.tagAndStamp(of: entry) }
 
     /// The number of leaves, empty ones included (for statistics and tests).
-    public var leafCount: Int { leaves.count }
+    public var leafCount: Int { core.leafCount }
 
     /// True when `entry` names a live entry of this tree.
-    public func contains(_ entry: EntryID) -> Bool {
+    public func contains(_ entry: EntryID) -> Bool { core.contains(entry) }
+
+    // MARK: Updates
+
+    /// Inserts a point; returns its entry id (a removed entry's id may be reused).
+    @discardableResult
+    public mutating func insert(_ c: Coordinate, tag: UInt32, stamp: Int32, payload: Payload) -> EntryID {
+        let entry = core.insert(c, tag: tag, stamp: stamp)
         let e = Int(entry.rawValue)
-        return e >= 0 && e < places.count && places[e].leaf >= 0
+        if e == payloads.count { payloads.append(payload) } else { payloads[e] = payload }
+        return entry
     }
 
-    @inline(__always)
-    func slotIndex(of e: Int32) -> Int { Int(places[Int(e)].leaf) * Self.leafCapacity + Int(places[Int(e)].slot) }
-
-    mutating func newEntry(_ c: Coordinate, _ payload: Payload) -> Int32 {
-        if let e = freeEntries.popLast() {
-            positions[Int(e)] = c; payloads[Int(e)] = payload
-            return e
-        }
-        places.append(.nowhere)
-        positions.append(c); payloads.append(payload)
-        return Int32(places.count - 1)
+    /// Removes an entry; returns its payload, or nil when it was not live.
+    @discardableResult
+    public mutating func remove(_ entry: EntryID) -> Payload? {
+        guard core.contains(entry) else { return nil }
+        core.remove(entry)
+        defer { payloads[Int(entry.rawValue)] = nil }
+        return payloads[Int(entry.rawValue)]
     }
 
-    // MARK: Nodes
-
-    static var emptyLeafSlot: LeafSlot { LeafSlot(x: 0, y: 0, z: 0, entry: -1, tag: 0, stamp: 0) }
-    static var emptyInnerSlot: InnerSlot { InnerSlot(box: .empty, child: -1) }
-
-
-    mutating func newLeaf(parent: Int32, parentSlot: Int32) -> Int32 {
-        let header = Header(count: 0, parent: parent, parentSlot: parentSlot, level: 0)
-        leaves.append(header)
-        leafSlots += repeatElement(Self.emptyLeafSlot, count: Self.leafCapacity)
-        return Int32(leaves.count - 1)
+    /// Records a new position for a live entry (a position report); see
+    /// `RTreeCore.move(_:to:stamp:)` for what each outcome costs.
+    @discardableResult
+    public mutating func move(_ entry: EntryID, to c: Coordinate, stamp: Int32) -> MoveOutcome {
+        core.move(entry, to: c, stamp: stamp)
     }
 
-    mutating func newInner(level: Int32, parent: Int32, parentSlot: Int32) -> Int32 {
-        let header = Header(count: 0, parent: parent, parentSlot: parentSlot, level: level)
-        inners.append(header)
-        innerSlots += repeatElement(Self.emptyInnerSlot, count: Self.fanout)
-        slotCells += repeatElement(Cell.empty, count: Self.fanout)
-        return Int32(inners.count - 1)
+    /// Changes a live entry's tag (for example a cab's status) in place.
+    public mutating func setTag(_ entry: EntryID, to tag: UInt32) { core.setTag(entry, to: tag) }
+
+    // MARK: Searches
+
+    /// The k entries nearest to `point` (great-circle), within `radius` metres, that pass
+    /// `filter`, nearest first; ties in distance go to the lower entry id. Written into
+    /// `result`; nothing is allocated once the workspace and result have grown.
+    public func nearest(_ k: Int, to point: Coordinate, within radius: Double = .infinity,
+                        filter: EntryFilter = .all, into result: inout [Neighbour], using w: SearchWorkspace) {
+        core.nearest(k, to: point, within: radius, filter: filter, into: &result, using: w)
     }
 
-    /// The exact box of a leaf's points.
-    func leafBox(_ l: Int) -> Box3 {
-        var b = Box3.empty
-        let base = l * Self.leafCapacity
-        for s in base..<(base + Int(leaves[l].count)) { b.include(leafSlots[s].x, leafSlots[s].y, leafSlots[s].z) }
-        return b
+    /// Convenience form of `nearest(_:to:within:filter:into:using:)` that allocates.
+    public func nearest(_ k: Int, to point: Coordinate, within radius: Double = .infinity,
+                        filter: EntryFilter = .all) -> [Neighbour] {
+        var out: [Neighbour] = []
+        core.nearest(k, to: point, within: radius, filter: filter, into: &out, using: SearchWorkspace())
+        return out
     }
 
-    /// The box of an inner node's children, as stored.
-    func innerFloatBox(_ n: Int) -> FloatBox {
-        var b = FloatBox.empty
-        let base = n * Self.fanout
-        for s in base..<(base + Int(inners[n].count)) { b.include(innerSlots[s].stored) }
-        return b
+    /// Every entry within `radius` metres of `point` that passes `filter` (the boundary is
+    /// included: see `RadiusBound`). Unsorted unless `sorted`; sorting costs O(n log n).
+    public func within(_ radius: Double, of point: Coordinate, filter: EntryFilter = .all, sorted: Bool = false,
+                       into result: inout [Neighbour], using w: SearchWorkspace) {
+        core.within(radius, of: point, filter: filter, sorted: sorted, into: &result, using: w)
     }
 
-    /// Makes the boxes from a leaf up hold a point added to it (the point was not in the
-    /// leaf before: boxes only grow, and the walk stops at the first box that holds it).
-    mutating func grow(leaf: Int32, toHold p: SpherePoint) {
-        var s = parentSlotIndex(of: leaf, isLeaf: true), node = leaves[Int(leaf)].parent
-        while !innerSlots[s].stored.contains(p.x, p.y, p.z) {
-            innerSlots[s].stored.include(p.x, p.y, p.z)
-            guard inners[Int(node)].parent >= 0 else { return }
-            s = parentSlotIndex(of: node, isLeaf: false); node = inners[Int(node)].parent
-        }
+    /// Convenience form of `within(_:of:filter:sorted:into:using:)`, sorted, that allocates.
+    public func within(_ radius: Double, of point: Coordinate, filter: EntryFilter = .all) -> [Neighbour] {
+        var out: [Neighbour] = []
+        core.within(radius, of: point, filter: filter, sorted: true, into: &out, using: SearchWorkspace())
+        return out
     }
 
-    /// Shrinks the boxes from a leaf up after the point `p` left it. Nothing is recomputed
-    /// unless `p` may have been on the leaf's box, and a parent only when the old box
-    /// touched the parent's: most removals cost one check.
-    mutating func shrink(leaf: Int32, losing p: SpherePoint) {
-        var s = parentSlotIndex(of: leaf, isLeaf: true), node = leaves[Int(leaf)].parent
-        var old = innerSlots[s].stored
-        guard leaves[Int(leaf)].count == 0 || old.mayBeBoundedBy(p.x, p.y, p.z) else { return }
-        var new = FloatBox(outward: leafBox(Int(leaf)))
-        while new != old {
-            innerSlots[s].stored = new
-            guard inners[Int(node)].parent >= 0 else { return }
-            s = parentSlotIndex(of: node, isLeaf: false)
-            let above = innerSlots[s].stored
-            guard above.touches(old) else { return }
-            old = above
-            new = innerFloatBox(Int(node))
-            node = inners[Int(node)].parent
-        }
+    /// Every entry inside a latitude/longitude box (edges included) that passes `filter`.
+    public func inside(_ area: BoundingBox, filter: EntryFilter = .all, into result: inout [EntryID],
+                       using w: SearchWorkspace) {
+        core.inside(area, filter: filter, into: &result, using: w)
     }
 
-    /// The exact box of an inner node's children.
-    func innerBox(_ n: Int) -> Box3 { innerFloatBox(n).exact }
-
-    /// The slot in its parent of a leaf (`isLeaf`) or an inner node.
-    @inline(__always)
-    func parentSlotIndex(of node: Int32, isLeaf: Bool) -> Int {
-        let h = isLeaf ? leaves[Int(node)] : inners[Int(node)]
-        return Int(h.parent) * Self.fanout + Int(h.parentSlot)
+    /// Entries in order of distance from `point`, produced lazily: stop whenever you like.
+    public func neighbours(of point: Coordinate, within radius: Double = .infinity,
+                           filter: EntryFilter = .all) -> NeighbourSequence {
+        core.neighbours(of: point, within: radius, filter: filter)
     }
 
-    /// Sets a child's parent and slot (a leaf when `level` of the parent is 1).
-    mutating func link(_ c: Int32, parentLevel: Int32, to parent: Int32, slot: Int) {
-        if parentLevel == 1 {
-            leaves[Int(c)].parent = parent; leaves[Int(c)].parentSlot = Int32(slot)
-        } else {
-            inners[Int(c)].parent = parent; inners[Int(c)].parentSlot = Int32(slot)
-        }
-    }
-
-    /// Recomputes boxes from an inner node up to the root, stopping where nothing changes.
-    mutating func refreshBoxes(fromInner node: Int32) {
-        var node = node
-        while inners[Int(node)].parent >= 0 {
-            let s = parentSlotIndex(of: node, isLeaf: false)
-            let b = innerFloatBox(Int(node))
-            if innerSlots[s].stored == b { return }
-            innerSlots[s].stored = b
-            node = inners[Int(node)].parent
-        }
-    }
-}
-
-extension RTree {
-    /// Checks the tree's invariants (for tests): every point inside its leaf's box, every
-    /// box holding its children, entries and slots pointing at each other, counts adding up.
-    /// Returns a description of the first violation, or nil.
+    /// Checks the tree's invariants (for tests); returns the first violation, or nil.
     public func invariantViolation() -> String? {
-        var seen = 0
-        var stack: [Int32] = [root]
-        while let node = stack.popLast() {
-            let n = Int(node), base = n * Self.fanout, level = inners[n].level
-            let nodeCell = node == root ? Cell.everything : slotCells[parentSlotIndex(of: node, isLeaf: false)]
-            for s in base..<(base + Int(inners[n].count)) {
-                guard nodeCell.holds(slotCells[s]) else { return "a child's cell leaves inner \(node)'s cell" }
-                for t in base..<s where slotCells[s].overlapsInside(slotCells[t]) {
-                    return "two children's cells of inner \(node) overlap"
-                }
-                let b = innerSlots[s].box, c = innerSlots[s].child
-                if level == 1 {
-                    let h = leaves[Int(c)]
-                    guard h.parent == node, Int(h.parentSlot) == s - base else { return "leaf \(c) has the wrong parent" }
-                    let lb = Int(c) * Self.leafCapacity
-                    for t in lb..<(lb + Int(h.count)) {
-                        let slot = leafSlots[t]
-                        guard b.contains(slot.x, slot.y, slot.z) else { return "a point lies outside leaf \(c)'s box" }
-                        // A report inside the leaf's box stays put, and the box is rounded
-                        // outward, so a key may pass its cell's wall by one Float step.
-                        var cell = slotCells[s]
-                        cell.minX = cell.minX.nextDown; cell.minY = cell.minY.nextDown; cell.minZ = cell.minZ.nextDown
-                        cell.maxX = cell.maxX.nextUp; cell.maxY = cell.maxY.nextUp; cell.maxZ = cell.maxZ.nextUp
-                        guard cell.contains(CellKey(x: slot.x, y: slot.y, z: slot.z)) else { return "a point lies outside leaf \(c)'s cell" }
-                        let e = Int(slot.entry)
-                        guard places[e].leaf == c, Int(places[e].slot) == t - lb else { return "entry \(e) does not point at its slot" }
-                        let p = SpherePoint(positions[e])
-                        guard p == SpherePoint(x: slot.x, y: slot.y, z: slot.z) else { return "entry \(e)'s stored point is stale" }
-                        seen += 1
-                    }
-                } else {
-                    let h = inners[Int(c)]
-                    guard h.parent == node, Int(h.parentSlot) == s - base, h.level == level - 1 else { return "inner \(c) is misplaced" }
-                    let cb = innerBox(Int(c))
-                    guard b.minX <= cb.minX, b.minY <= cb.minY, b.minZ <= cb.minZ,
-                          b.maxX >= cb.maxX, b.maxY >= cb.maxY, b.maxZ >= cb.maxZ else { return "inner \(c)'s box is not held by its slot" }
-                    stack.append(c)
-                }
-            }
-        }
-        return seen == count ? nil : "found \(seen) entries, count says \(count)"
+        if let problem = core.invariantViolation() { return problem }
+        let live = payloads.lazy.filter { $0 != nil }.count
+        return live == core.count ? nil : "\(live) payloads for \(core.count) entries"
     }
 }

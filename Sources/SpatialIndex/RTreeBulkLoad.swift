@@ -7,7 +7,7 @@ struct PackItem {
     var entry: Int32
 }
 
-extension RTree {
+extension RTreeCore {
     // MARK: Bulk load
 
     /// Builds a tree from many points at once, packed top-down (OMT style): each node's points
@@ -21,14 +21,11 @@ extension RTree {
     /// Why 16-byte records: the partitioning passes over every point once per binary split,
     /// and the time goes in memory traffic; with the 40-byte leaf slots a million points took
     /// 1.7× as long.
-    public init(coordinates: [Coordinate], tags: [UInt32], stamps: [Int32], payloads: [Payload]) {
-        precondition(coordinates.count == tags.count && tags.count == stamps.count && stamps.count == payloads.count,
-                     "bulk load arrays differ in length")
+    init(coordinates: [Coordinate], tags: [UInt32], stamps: [Int32]) {
         self.init()
         let n = coordinates.count
         guard n > 0 else { return }
         positions = coordinates
-        self.payloads = payloads.map { Optional($0) }
         places = [EntryPlace](repeating: .nowhere, count: n)
         count = n
 

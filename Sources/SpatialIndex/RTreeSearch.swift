@@ -181,12 +181,12 @@ struct RadiusBound {
     }
 }
 
-extension RTree {
+extension RTreeCore {
     /// The k entries nearest to `point` (great-circle), within `radius` metres, that pass
     /// `filter`, nearest first; ties in distance go to the lower entry id. Written into
     /// `result`; nothing is allocated once the workspace and result have grown.
-    public func nearest(_ k: Int, to point: Coordinate, within radius: Double = .infinity,
-                        filter: EntryFilter = .all, into result: inout [Neighbour], using w: SearchWorkspace) {
+    func nearest(_ k: Int, to point: Coordinate, within radius: Double = .infinity,
+                 filter: EntryFilter = .all, into result: inout [Neighbour], using w: SearchWorkspace) {
         result.removeAll(keepingCapacity: true)
         guard k > 0, count > 0 else { return }
         let q = SpherePoint(point)
@@ -268,19 +268,10 @@ extension RTree {
         }
     }
 
-    /// Convenience form of `nearest(_:to:within:filter:into:using:)` that allocates.
-    public func nearest(_ k: Int, to point: Coordinate, within radius: Double = .infinity,
-                        filter: EntryFilter = .all) -> [Neighbour] {
-        let w = SearchWorkspace()
-        var out: [Neighbour] = []
-        nearest(k, to: point, within: radius, filter: filter, into: &out, using: w)
-        return out
-    }
-
     /// Every entry within `radius` metres of `point` that passes `filter` (the boundary is
     /// included: see the radius rule). Unsorted unless `sorted`; sorting costs O(n log n).
-    public func within(_ radius: Double, of point: Coordinate, filter: EntryFilter = .all, sorted: Bool = false,
-                       into result: inout [Neighbour], using w: SearchWorkspace) {
+    func within(_ radius: Double, of point: Coordinate, filter: EntryFilter = .all, sorted: Bool = false,
+                into result: inout [Neighbour], using w: SearchWorkspace) {
         result.removeAll(keepingCapacity: true)
         guard count > 0, radius >= 0 else { return }
         let q = SpherePoint(point)
@@ -329,17 +320,9 @@ extension RTree {
         }
     }
 
-    /// Convenience form of `within(_:of:filter:sorted:into:using:)`, sorted, that allocates.
-    public func within(_ radius: Double, of point: Coordinate, filter: EntryFilter = .all) -> [Neighbour] {
-        let w = SearchWorkspace()
-        var out: [Neighbour] = []
-        within(radius, of: point, filter: filter, sorted: true, into: &out, using: w)
-        return out
-    }
-
     /// Every entry inside a latitude/longitude box (edges included) that passes `filter`.
-    public func inside(_ area: BoundingBox, filter: EntryFilter = .all, into result: inout [EntryID],
-                       using w: SearchWorkspace) {
+    func inside(_ area: BoundingBox, filter: EntryFilter = .all, into result: inout [EntryID],
+                using w: SearchWorkspace) {
         result.removeAll(keepingCapacity: true)
         guard count > 0 else { return }
         let b3 = Box3(area)
@@ -368,32 +351,32 @@ extension RTree {
     }
 
     /// Entries in order of distance from `point`, produced lazily: stop whenever you like.
-    public func neighbours(of point: Coordinate, within radius: Double = .infinity,
-                           filter: EntryFilter = .all) -> NeighbourSequence<Payload> {
+    func neighbours(of point: Coordinate, within radius: Double = .infinity,
+                    filter: EntryFilter = .all) -> NeighbourSequence {
         NeighbourSequence(tree: self, point: SpherePoint(point), bound: RadiusBound(radius), filter: filter)
     }
 }
 
 /// The incremental nearest-neighbour search (best-first over one queue of nodes and
 /// entries): each `next()` does only the work needed for the next answer.
-public struct NeighbourSequence<Payload: Sendable>: Sequence, IteratorProtocol {
-    let tree: RTree<Payload>
+public struct NeighbourSequence: Sequence, IteratorProtocol {
+    let tree: RTreeCore
     let point: SpherePoint
     let bound: RadiusBound
     let filter: EntryFilter
     var queue: [QueueItem]
 
-    init(tree: RTree<Payload>, point: SpherePoint, bound: RadiusBound, filter: EntryFilter) {
+    init(tree: RTreeCore, point: SpherePoint, bound: RadiusBound, filter: EntryFilter) {
         self.tree = tree; self.point = point; self.bound = bound; self.filter = filter
         queue = tree.count > 0 ? [QueueItem(d2: 0, id: tree.root, level: tree.inners[Int(tree.root)].level)] : []
     }
 
     public mutating func next() -> Neighbour? {
-        let fanout = RTree<Payload>.fanout
+        let fanout = RTreeCore.fanout
         while let top = Heap.pop(&queue, above: Self.nearer) {
             if top.level < 0 { return Neighbour(entry: EntryID(rawValue: top.id), chord2: top.d2) }
             if top.level == 0 {
-                let base = Int(top.id) * RTree<Payload>.leafCapacity
+                let base = Int(top.id) * RTreeCore.leafCapacity
                 for s in base..<(base + Int(tree.leaves[Int(top.id)].count)) {
                     let slot = tree.leafSlots[s]
                     guard filter.accepts(tag: slot.tag, stamp: slot.stamp) else { continue }

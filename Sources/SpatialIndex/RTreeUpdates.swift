@@ -10,13 +10,12 @@ public enum MoveOutcome: Sendable, Equatable {
     case relocated
 }
 
-extension RTree {
+extension RTreeCore {
     // MARK: Insert
 
-    /// Inserts a point; returns its entry id.
-    @discardableResult
-    public mutating func insert(_ c: Coordinate, tag: UInt32, stamp: Int32, payload: Payload) -> EntryID {
-        let e = newEntry(c, payload)
+    /// Inserts a point; returns its entry id (a removed entry's id is reused).
+    mutating func insert(_ c: Coordinate, tag: UInt32, stamp: Int32) -> EntryID {
+        let e = newEntry(c)
         place(e, SpherePoint(c), tag: tag, stamp: stamp)
         count += 1
         return EntryID(rawValue: e)
@@ -189,20 +188,14 @@ extension RTree {
 
     // MARK: Remove
 
-    /// Removes an entry; returns its payload, or nil when it was not live.
+    /// Removes a live entry; its id may be reused by the next insert.
     ///
     /// A leaf that empties stays, with its cell, so that the cells still tile space; its
     /// empty box is never visited by a search that has found anything.
-    @discardableResult
-    public mutating func remove(_ entry: EntryID) -> Payload? {
-        guard contains(entry) else { return nil }
-        let e = Int(entry.rawValue)
+    mutating func remove(_ entry: EntryID) {
         detach(entry.rawValue)
-        let payload = payloads[e]
-        payloads[e] = nil
         freeEntries.append(entry.rawValue)
         count -= 1
-        return payload
     }
 
     /// Takes an entry out of its leaf (the entry record stays) and shrinks the boxes above.
@@ -234,8 +227,7 @@ extension RTree {
     /// Why cells and not the classic "stretch the box" of lazy-update R-trees: on the
     /// NYC-like fleet 43 % of 250 m moves leave their leaf's box; stretched boxes overlap,
     /// and a 10-nearest query after one round of moves cost 1.7× the packed tree's.
-    @discardableResult
-    public mutating func move(_ entry: EntryID, to c: Coordinate, stamp: Int32) -> MoveOutcome {
+    mutating func move(_ entry: EntryID, to c: Coordinate, stamp: Int32) -> MoveOutcome {
         precondition(contains(entry), "moving an entry that is not in the tree")
         let e = Int(entry.rawValue)
         positions[e] = c
@@ -263,7 +255,7 @@ extension RTree {
     }
 
     /// Changes an entry's tag (for example a cab's status) in place.
-    public mutating func setTag(_ entry: EntryID, to tag: UInt32) {
+    mutating func setTag(_ entry: EntryID, to tag: UInt32) {
         precondition(contains(entry), "tagging an entry that is not in the tree")
         leafSlots[slotIndex(of: entry.rawValue)].tag = tag
     }
