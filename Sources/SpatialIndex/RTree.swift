@@ -61,7 +61,7 @@ public struct Neighbour: Hashable, Sendable, BitwiseCopyable {
 /// wall may sit on either side.)
 ///
 /// Layout (flatbush/RoutingKit style): plain arrays, no class per node or entry. Leaves and
-/// inner nodes have separate id spaces; inner node n's slots are `n·16 ..< n·16 + count[n]`
+/// inner nodes have separate id spaces; inner node n's slots are `n·8 ..< n·8 + count[n]`
 /// and leaf n's are `n·24 ..< n·24 + count[n]`. A child's box lives in its parent's slot, so
 /// a visit reads one contiguous run (the cells lie in a parallel array searches never read). Leaf slots
 /// hold the points, their tags and stamps; an entry knows its leaf and slot, so a position

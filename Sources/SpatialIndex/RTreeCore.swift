@@ -15,7 +15,7 @@ struct LeafSlot: Sendable {
 /// One child of an inner node: its box and its id (a leaf or an inner node).
 ///
 /// The box is stored in `Float`, rounded outward, so it always holds the exact box: pruning
-/// stays a true lower bound while an inner node takes 448 bytes instead of 896, which is what
+/// stays a true lower bound while an inner node takes 224 bytes instead of 448, which is what
 /// a query mostly pays for (memory traffic).
 struct InnerSlot: Sendable {
     var stored: FloatBox
@@ -108,8 +108,11 @@ struct Header: Sendable {
 ///
 /// `Sendable`: a value type of arrays.
 struct RTreeCore: Sendable {
-    /// Children per inner node.
-    static var fanout: Int { 16 }
+    /// Children per inner node. Why 8 and not 16: a query computes the box distance of
+    /// every child of every node it opens, and with 8 it opens more levels but computes
+    /// fewer distances (k = 1 at 100k cabs measured 7–10 % faster, the 1 km radius 2–3 %
+    /// slower, k = 10 the same).
+    static var fanout: Int { 8 }
     /// Points a leaf can hold. More than the bulk load puts in one (`packedLeaf`), so that a
     /// leaf takes in the cabs that drive into its cell for a while before it splits.
     static var leafCapacity: Int { 24 }

@@ -221,8 +221,11 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
         for pts in [sorted, lopsided] {
             let tree = build(pts)
             #expect(tree.invariantViolation() == nil)
-            // Packed leaves: as few as the points need, give or take the rounding of the splits.
-            #expect(tree.leafCount <= pts.count / 16 + pts.count / 256 + 16, "\(tree.leafCount) leaves")
+            // Packed leaves: an even split gives every leaf between half and all of a packed
+            // leaf's points (a cut away from the median would make some fuller or emptier).
+            let packed = RTreeCore.packedLeaf
+            let counts = tree.core.leaves.map { Int($0.count) }
+            #expect(counts.allSatisfy { (packed / 2...packed).contains($0) }, "leaf sizes \(counts.min()!)...\(counts.max()!)")
             for r in [rank, spread[7], spread[9_999]] {
                 expectMatches(tree.nearest(5, to: r), Array(bruteForce(pts, from: r).prefix(5)), pts, from: r)
             }
