@@ -59,6 +59,23 @@ struct RawArray<Element: BitwiseCopyable> {
         return items[count]
     }
 
+    /// Makes room for `extra` more items and lets `write` put them at `items + count`
+    /// (it returns how many it wrote, at most `extra`): one capacity check for a whole
+    /// leaf, and a count the loop keeps in a register rather than in this struct.
+    @inline(__always)
+    mutating func append(atMost extra: Int, _ write: (UnsafeMutablePointer<Element>) -> Int) {
+        if count + extra > capacity {
+            let bigger = UnsafeMutablePointer<Element>.allocate(capacity: max(capacity * 2, count + extra))
+            bigger.moveInitialize(from: items, count: count)
+            items.deallocate()
+            items = bigger
+            capacity = max(capacity * 2, count + extra)
+        }
+        let written = write(items + count)
+        assert(written <= extra)
+        count += written
+    }
+
     /// The contents, valid until the next push.
     var elements: UnsafeBufferPointer<Element> { UnsafeBufferPointer(start: items, count: count) }
 }
@@ -288,13 +305,17 @@ extension RTreeCore {
                 // Every pending node will be visited, so the next leaf's slots can be on their
                 // way from memory while this one is scanned.
                 if pending.count > 0, pending.items[pending.count - 1].level == 0 { prefetch(leaf: Int(pending.items[pending.count - 1].id)) }
-                let base = Int(top.id) * Self.leafCapacity
-                for s in base..<(base + Int(leaves[Int(top.id)].count)) {
-                    let slot = leafSlots[s]
-                    guard filter.accepts(tag: slot.tag, stamp: slot.stamp) else { continue }
-                    let dx = slot.x - q.x, dy = slot.y - q.y, dz = slot.z - q.z
-                    let d2 = dx * dx + dy * dy + dz * dz
-                    if bound.admits(d2) { found.push(Neighbour(entry: EntryID(rawValue: slot.entry), chord2: d2)) }
+                let base = Int(top.id) * Self.leafCapacity, end = base + Int(leaves[Int(top.id)].count)
+                found.append(atMost: end - base) { out in
+                    var n = 0
+                    for s in base..<end {
+                        let slot = leafSlots[s]
+                        guard filter.accepts(tag: slot.tag, stamp: slot.stamp) else { continue }
+                        let dx = slot.x - q.x, dy = slot.y - q.y, dz = slot.z - q.z
+                        let d2 = dx * dx + dy * dy + dz * dz
+                        if bound.admits(d2) { out[n] = Neighbour(entry: EntryID(rawValue: slot.entry), chord2: d2); n += 1 }
+                    }
+                    return n
                 }
             } else {
                 let base = Int(top.id) * fanout
