@@ -1,8 +1,6 @@
 import Geodesy
 
-// Node storage types live outside the generic RTree so that arrays of them are concrete
-// (a type nested in a generic type is generic itself, and every access would go through
-// unspecialised code).
+// The node and entry records of `RTreeCore`, kept in its flat arrays.
 
 /// One point in a leaf: its unit vector, entry, tag and stamp (40 bytes).
 struct LeafSlot: Sendable {
