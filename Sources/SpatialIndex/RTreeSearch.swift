@@ -42,15 +42,20 @@ struct RawArray<Element: BitwiseCopyable> {
 
     @inline(__always)
     mutating func push(_ x: Element) {
-        if count == capacity {
-            let bigger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
-            bigger.moveInitialize(from: items, count: count)
-            items.deallocate()
-            items = bigger
-            capacity *= 2
-        }
+        if count == capacity { grow(toHold: count + 1) }
         items[count] = x
         count += 1
+    }
+
+    /// Moves the items to a buffer of at least twice the capacity that holds `needed`.
+    @inline(never)
+    private mutating func grow(toHold needed: Int) {
+        let newCapacity = max(capacity * 2, needed)
+        let bigger = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
+        bigger.moveInitialize(from: items, count: count)
+        items.deallocate()
+        items = bigger
+        capacity = newCapacity
     }
 
     @inline(__always)
@@ -64,13 +69,7 @@ struct RawArray<Element: BitwiseCopyable> {
     /// leaf, and a count the loop keeps in a register rather than in this struct.
     @inline(__always)
     mutating func append(atMost extra: Int, _ write: (UnsafeMutablePointer<Element>) -> Int) {
-        if count + extra > capacity {
-            let bigger = UnsafeMutablePointer<Element>.allocate(capacity: max(capacity * 2, count + extra))
-            bigger.moveInitialize(from: items, count: count)
-            items.deallocate()
-            items = bigger
-            capacity = max(capacity * 2, count + extra)
-        }
+        if count + extra > capacity { grow(toHold: count + extra) }
         let written = write(items + count)
         assert(written <= extra)
         count += written

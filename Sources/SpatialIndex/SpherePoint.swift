@@ -79,7 +79,6 @@ struct Box3: Equatable, Sendable {
         minX <= b.maxX && b.minX <= maxX && minY <= b.maxY && b.minY <= maxY && minZ <= b.maxZ && b.minZ <= maxZ
     }
 
-
     /// The squared distance from a point to the box (0 inside). Written with plain
     /// comparisons, which compile to `maxsd`: the generic `max(_:_:_:)` branches for NaN.
     @inline(__always)
