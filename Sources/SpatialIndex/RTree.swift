@@ -49,7 +49,9 @@ public struct Neighbour: Hashable, Sendable, BitwiseCopyable {
 ///
 /// Points are stored as 3-D unit vectors (`SpherePoint`), so every distance and every pruning
 /// bound is an exact function of great-circle distance: results are right at 60° and 78°
-/// north and across the antimeridian without special cases.
+/// north and across the antimeridian without special cases. The vectors are kept in a frame
+/// centred on the fleet (`SphereFrame`: a rotation and a shift, so the same distances),
+/// where a city's boxes are flat east–north rectangles rather than tilted slabs.
 ///
 /// Two boxes per node, both kept in its parent's slot. The *box* is the tight box of the
 /// node's points: searches prune with it. The *cell* is the node's part of a k-d partition

@@ -29,14 +29,19 @@ extension RTreeCore {
         places = [EntryPlace](repeating: .nowhere, count: n)
         count = n
 
-        var points = [SpherePoint]()
+        // The frame is centred on the points' mean direction; each point's trigonometry is
+        // done once, and the frame's motion applied in a second pass.
+        var points = coordinates.map(SpherePoint.init)
+        var sum = SpherePoint(x: 0, y: 0, z: 0)
+        for p in points { sum.x += p.x; sum.y += p.y; sum.z += p.z }
+        frame = SphereFrame(centredOn: sum)
         var items = [PackItem]()
-        points.reserveCapacity(n); items.reserveCapacity(n)
+        items.reserveCapacity(n)
         var keys = Cell.empty
         for e in 0..<n {
-            let p = SpherePoint(coordinates[e])
+            let p = frame.move(points[e])
             let key = CellKey(p)
-            points.append(p)
+            points[e] = p
             items.append(PackItem(key: key, entry: Int32(e)))
             keys.include(key)
         }

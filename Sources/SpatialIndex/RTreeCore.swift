@@ -2,7 +2,7 @@ import Geodesy
 
 // The node and entry records of `RTreeCore`, kept in its flat arrays.
 
-/// One point in a leaf: its unit vector, entry, tag and stamp (40 bytes).
+/// One point in a leaf: its unit vector (in the tree's frame), entry, tag and stamp (40 bytes).
 struct LeafSlot: Sendable {
     var x: Double, y: Double, z: Double
     var entry: Int32
@@ -124,6 +124,9 @@ struct RTreeCore: Sendable {
     var slotCells: [Cell] = []
     var innerSlots: [InnerSlot] = []
     var root: Int32 = 0
+    /// The motion every stored point and every query goes through (see `SphereFrame`):
+    /// centred on the points of a bulk load, or on the first point a new tree is given.
+    var frame = SphereFrame.identity
 
     // Entries.
     /// Where each entry sits (`nowhere` once removed).
@@ -305,7 +308,7 @@ extension RTreeCore {
                         guard cell.contains(CellKey(x: slot.x, y: slot.y, z: slot.z)) else { return "a point lies outside leaf \(c)'s cell" }
                         let e = Int(slot.entry)
                         guard places[e].leaf == c, Int(places[e].slot) == t - lb else { return "entry \(e) does not point at its slot" }
-                        let p = SpherePoint(positions[e])
+                        let p = frame.point(positions[e])
                         guard p == SpherePoint(x: slot.x, y: slot.y, z: slot.z) else { return "entry \(e)'s stored point is stale" }
                         seen += 1
                     }

@@ -205,7 +205,7 @@ extension RTreeCore {
                  filter: EntryFilter = .all, into result: inout [Neighbour], using w: SearchWorkspace) {
         result.removeAll(keepingCapacity: true)
         guard k > 0, count > 0 else { return }
-        let q = SpherePoint(point)
+        let q = frame.point(point)
         let bound = RadiusBound(radius)
         let fanout = Self.fanout
         // The buffers are taken out of the workspace for the search: a stored property of a
@@ -290,7 +290,7 @@ extension RTreeCore {
                 into result: inout [Neighbour], using w: SearchWorkspace) {
         result.removeAll(keepingCapacity: true)
         guard count > 0, radius >= 0 else { return }
-        let q = SpherePoint(point)
+        let q = frame.point(point)
         let bound = RadiusBound(radius)
         let fanout = Self.fanout
         var pending = w.pending, found = w.found
@@ -345,7 +345,7 @@ extension RTreeCore {
                 using w: SearchWorkspace) {
         result.removeAll(keepingCapacity: true)
         guard count > 0 else { return }
-        let b3 = Box3(area)
+        let b3 = frame.move(Box3(area))
         let fanout = Self.fanout
         var pending = w.pending
         defer { w.pending = pending }
@@ -373,7 +373,7 @@ extension RTreeCore {
     /// Entries in order of distance from `point`, produced lazily: stop whenever you like.
     func neighbours(of point: Coordinate, within radius: Double = .infinity,
                     filter: EntryFilter = .all) -> NeighbourSequence {
-        NeighbourSequence(tree: self, point: SpherePoint(point), bound: RadiusBound(radius), filter: filter)
+        NeighbourSequence(tree: self, point: frame.point(point), bound: RadiusBound(radius), filter: filter)
     }
 }
 

@@ -15,8 +15,11 @@ extension RTreeCore {
 
     /// Inserts a point; returns its entry id (a removed entry's id is reused).
     mutating func insert(_ c: Coordinate, tag: UInt32, stamp: Int32) -> EntryID {
+        // A tree that has never held a point takes its frame from the first: a fleet grows
+        // around where it starts (see `SphereFrame`).
+        if places.isEmpty { frame = SphereFrame(centredOn: SpherePoint(c)) }
         let e = newEntry(c)
-        place(e, SpherePoint(c), tag: tag, stamp: stamp)
+        place(e, frame.point(c), tag: tag, stamp: stamp)
         count += 1
         return EntryID(rawValue: e)
     }
@@ -231,7 +234,7 @@ extension RTreeCore {
         precondition(contains(entry), "moving an entry that is not in the tree")
         let e = Int(entry.rawValue)
         positions[e] = c
-        let p = SpherePoint(c)
+        let p = frame.point(c)
         let at = places[e], leaf = at.leaf, l = Int(leaf)
         let s = l * Self.leafCapacity + Int(at.slot), ps = parentSlotIndex(of: leaf, isLeaf: true)
         if innerSlots[ps].stored.contains(p.x, p.y, p.z) {

@@ -33,6 +33,80 @@ public struct SpherePoint: Hashable, Sendable {
     }
 }
 
+/// A rigid motion of space that carries a chosen centre on the sphere to the origin, with
+/// local east along x, local north along y and up along z. An R-tree keeps its points in
+/// such a frame.
+///
+/// Why: chord distances do not change under a rotation and a shift, but boxes do. Around
+/// the centre the Earth's surface becomes nearly the plane z = 0, so the axis-aligned boxes
+/// of a city's leaves are flat east–north rectangles, as tight as a planar index's. In the
+/// Earth-centred frame the same patch is tilted (at New York by 49° and 16°), and each box
+/// holds a slab of empty space that pruning cannot see past: on the NYC-like fleet the
+/// rotation made the 10-nearest query 8 % faster and the 1 km radius 13 %.
+///
+/// Why the shift: the boxes are stored in `Float`. Near z = 1 a `Float` step is 6e-8, about
+/// the height of a whole city's curvature, so every point would lie on its box's top or
+/// bottom, and every departure would make its leaf's box be recomputed (position reports
+/// measured 25 % slower). Near 0 the steps are fine. Subtracting 1 from a z in [½, 2] is
+/// exact, so the chords are the same.
+struct SphereFrame: Equatable, Sendable {
+    /// The rows of the rotation: the centre's east, north and up directions.
+    var east: SpherePoint, north: SpherePoint, up: SpherePoint
+    /// Subtracted from z after the rotation: 1 for a centred frame, 0 for the identity.
+    var lift: Double
+
+    /// No motion: the Earth-centred frame.
+    static let identity = SphereFrame(east: SpherePoint(x: 1, y: 0, z: 0), north: SpherePoint(x: 0, y: 1, z: 0),
+                                      up: SpherePoint(x: 0, y: 0, z: 1), lift: 0)
+
+    init(east: SpherePoint, north: SpherePoint, up: SpherePoint, lift: Double) {
+        self.east = east; self.north = north; self.up = up; self.lift = lift
+    }
+
+    /// The frame centred on the direction of `v` (any length); the identity when `v` has no
+    /// clear direction (points spread evenly over the globe sum to about nothing).
+    init(centredOn v: SpherePoint) {
+        let length = (v.x * v.x + v.y * v.y + v.z * v.z).squareRoot()
+        guard length > 1e-6 else { self = .identity; return }
+        let u = SpherePoint(x: v.x / length, y: v.y / length, z: v.z / length)
+        // East is the pole's axis crossed with the centre; at a pole any horizontal does.
+        let h = (u.x * u.x + u.y * u.y).squareRoot()
+        let e = h > 1e-12 ? SpherePoint(x: -u.y / h, y: u.x / h, z: 0) : SpherePoint(x: 1, y: 0, z: 0)
+        let n = SpherePoint(x: u.y * e.z - u.z * e.y, y: u.z * e.x - u.x * e.z, z: u.x * e.y - u.y * e.x)
+        self.init(east: e, north: n, up: u, lift: 1)
+    }
+
+    /// A coordinate's unit vector, in this frame.
+    @inline(__always)
+    func point(_ c: Coordinate) -> SpherePoint { move(SpherePoint(c)) }
+
+    /// An Earth-centred point, in this frame.
+    @inline(__always)
+    func move(_ p: SpherePoint) -> SpherePoint {
+        SpherePoint(x: east.x * p.x + east.y * p.y + east.z * p.z,
+                    y: north.x * p.x + north.y * p.y + north.z * p.z,
+                    z: (up.x * p.x + up.y * p.y + up.z * p.z) - lift)
+    }
+
+    /// A box in this frame that holds an Earth-centred box: the bounds of its moved corners
+    /// (the moved box is their convex hull), widened for rounding.
+    func move(_ b: Box3) -> Box3 {
+        guard b.minX <= b.maxX, b.minY <= b.maxY, b.minZ <= b.maxZ else { return .empty }
+        var out = Box3.empty
+        for x in [b.minX, b.maxX] {
+            for y in [b.minY, b.maxY] {
+                for z in [b.minZ, b.maxZ] {
+                    let p = move(SpherePoint(x: x, y: y, z: z))
+                    out.include(p.x, p.y, p.z)
+                }
+            }
+        }
+        let e = 1e-12
+        return Box3(minX: out.minX - e, minY: out.minY - e, minZ: out.minZ - e,
+                    maxX: out.maxX + e, maxY: out.maxY + e, maxZ: out.maxZ + e)
+    }
+}
+
 /// Conversions between squared chords and great-circle metres on the mean sphere.
 public enum ChordDistance {
     /// Great-circle metres for a squared chord: 2R·asin(c/2).

@@ -296,3 +296,88 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
         #expect(tree.invariantViolation() == nil)
     }
 }
+
+/// The frame an R-tree keeps its points in (`SphereFrame`): a rigid motion, so distances
+/// are the Earth-centred ones wherever the tree is centred.
+@Suite struct SphereFrameTests {
+    static let centres: [Coordinate] = [
+        Coordinate(unchecked: 40.70, -73.98), Coordinate(unchecked: 78.22, 15.65), Coordinate(unchecked: 90, 0),
+        Coordinate(unchecked: -90, 0), Coordinate(unchecked: -17.0, 179.9), Coordinate(unchecked: 0, 0),
+    ]
+
+    @Test(arguments: centres)
+    func motionKeepsDistancesAndPutsTheCentreAtTheOrigin(centre: Coordinate) {
+        let frame = SphereFrame(centredOn: SpherePoint(centre))
+        let o = frame.point(centre)
+        #expect(abs(o.x) < 1e-15 && abs(o.y) < 1e-15 && abs(o.z) < 1e-15)
+        // The rows are orthonormal and right-handed.
+        func dot(_ a: SpherePoint, _ b: SpherePoint) -> Double { a.x * b.x + a.y * b.y + a.z * b.z }
+        for (a, b, want) in [(frame.east, frame.east, 1.0), (frame.north, frame.north, 1), (frame.up, frame.up, 1),
+                             (frame.east, frame.north, 0), (frame.east, frame.up, 0), (frame.north, frame.up, 0)] {
+            #expect(abs(dot(a, b) - want) < 1e-15)
+        }
+        let cross = SpherePoint(x: frame.east.y * frame.north.z - frame.east.z * frame.north.y,
+                                y: frame.east.z * frame.north.x - frame.east.x * frame.north.z,
+                                z: frame.east.x * frame.north.y - frame.east.y * frame.north.x)
+        #expect(dot(cross, frame.up) > 0.999_999)
+        // Away from the poles, east is +x and north is +y.
+        if abs(centre.latitude) < 89 {
+            let east = frame.point(centre.destination(bearing: 90, distance: 1_000))
+            let north = frame.point(centre.destination(bearing: 0, distance: 1_000))
+            #expect(east.x > 1.5e-4 && abs(east.y) < 1e-7)
+            #expect(north.y > 1.5e-4 && abs(north.x) < 1e-7)
+        }
+        // Distances between points anywhere on the globe, near and far, are kept.
+        var rng = SeededRandom(seed: 41)
+        for _ in 0..<2_000 {
+            let a = Coordinate(unchecked: Double.random(in: -90...90, using: &rng), Double.random(in: -180..<180, using: &rng))
+            let b = Bool.random(using: &rng) ? a.destination(bearing: Double.random(in: 0..<360, using: &rng), distance: Double.random(in: 0...5_000, using: &rng))
+                : Coordinate(unchecked: Double.random(in: -90...90, using: &rng), Double.random(in: -180..<180, using: &rng))
+            let plain = ChordDistance.metres(chord2: SpherePoint(a).chord2(to: SpherePoint(b)))
+            let moved = ChordDistance.metres(chord2: frame.point(a).chord2(to: frame.point(b)))
+            #expect(abs(plain - moved) < 1e-6, "\(a) to \(b): \(plain) vs \(moved)")
+        }
+    }
+
+    @Test func pointsWithNoClearCentreKeepTheEarthFrame() {
+        #expect(SphereFrame(centredOn: SpherePoint(x: 0, y: 0, z: 0)) == .identity)
+        // Six points whose directions cancel out.
+        let pts = [Coordinate(unchecked: 0, 0), Coordinate(unchecked: 0, 180), Coordinate(unchecked: 0, 90),
+                   Coordinate(unchecked: 0, -90), Coordinate(unchecked: 90, 0), Coordinate(unchecked: -90, 0)]
+        let tree = build(pts)
+        #expect(tree.core.frame == .identity)
+        #expect(tree.invariantViolation() == nil)
+        for q in points(30, around: Coordinate(unchecked: 0, 0), spread: 170, clustered: false, seed: 6) {
+            expectMatches(tree.nearest(3, to: q), Array(bruteForce(pts, from: q).prefix(3)), pts, from: q)
+        }
+    }
+
+    @Test func aTreeStartedByInsertsIsCentredOnItsFirstPointAndRightFarFromIt() {
+        // The first point is in Helsinki; the fleet that follows is in Sydney, more than a
+        // quarter of the globe away, where z − 1 is no longer exact.
+        let helsinki = Coordinate(unchecked: 60.17, 24.94), sydney = Coordinate(unchecked: -33.87, 151.21)
+        var tree = RTree<Int>()
+        let first = tree.insert(helsinki, tag: 1, stamp: 0, payload: -1)
+        let up = SpherePoint(helsinki)
+        #expect(abs(tree.core.frame.up.x - up.x) < 1e-15 && abs(tree.core.frame.up.y - up.y) < 1e-15
+                && abs(tree.core.frame.up.z - up.z) < 1e-15)
+        tree.remove(first)
+        // The freed id 0 is reused first, so entry i is point i.
+        let pts = points(3_000, around: sydney, spread: 0.3, clustered: true, seed: 13)
+        for (i, c) in pts.enumerated() { #expect(tree.insert(c, tag: 1, stamp: 0, payload: i).rawValue == Int32(i)) }
+        #expect(tree.invariantViolation() == nil)
+        let w = SearchWorkspace(); var out: [Neighbour] = []
+        for q in points(40, around: sydney, spread: 0.35, clustered: false, seed: 14) {
+            let truth = bruteForce(pts, from: q)
+            tree.nearest(10, to: q, into: &out, using: w)
+            expectMatches(out, Array(truth.prefix(10)), pts, from: q)
+            tree.within(1_000, of: q, sorted: true, into: &out, using: w)
+            expectMatches(out, truth.filter { $0.d <= 1_000 }, pts, from: q)
+        }
+        let box = BoundingBox(south: -33.95, west: 151.1, north: -33.8, east: 151.3)
+        var inside: [EntryID] = []
+        tree.inside(box, into: &inside, using: w)
+        #expect(!inside.isEmpty)
+        #expect(Set(inside.map { Int($0.rawValue) }) == Set(pts.indices.filter { box.contains(pts[$0]) }))
+    }
+}
