@@ -18,7 +18,6 @@ let package = Package(
         .library(name: "GeoJSON", targets: ["GeoJSON"]),
         .library(name: "Projection", targets: ["Projection"]),
         .library(name: "Geometry", targets: ["Geometry"]),
-        .library(name: "BinaryFile", targets: ["BinaryFile"]),
         .library(name: "CSVFile", targets: ["CSVFile"]),
         .library(name: "Zones", targets: ["Zones"]),
         .library(name: "SpatialIndex", targets: ["SpatialIndex"]),

@@ -12,22 +12,22 @@ import Foundation
 /// 24  8  payload checksum (UInt64, `BinaryFile.checksum`)
 /// 32  …  payload, written with `BinaryWriter`
 /// ```
-public struct BinaryFile: Sendable {
+package struct BinaryFile: Sendable {
     /// Eight bytes that name the format.
-    public let magic: [UInt8]
+    package let magic: [UInt8]
     /// Bumped whenever the payload layout changes; other versions are refused.
-    public let version: UInt32
+    package let version: UInt32
     /// What a person calls such a file, for messages ("zone file").
-    public let kind: String
-    public static let headerSize = 32
+    package let kind: String
+    package static let headerSize = 32
 
-    public init(magic: String, version: UInt32, kind: String) {
+    package init(magic: String, version: UInt32, kind: String) {
         precondition(magic.utf8.count == 8, "a magic number is eight bytes")
         self.magic = Array(magic.utf8); self.version = version; self.kind = kind
     }
 
     /// The header followed by the payload.
-    public func wrap(_ payload: [UInt8]) -> [UInt8] {
+    package func wrap(_ payload: [UInt8]) -> [UInt8] {
         var out = magic
         out.reserveCapacity(Self.headerSize + payload.count)
         out.append(littleEndian: version)
@@ -40,7 +40,7 @@ public struct BinaryFile: Sendable {
 
     /// The payload of a file after checking its magic, version, length and checksum; the
     /// error is the reason, in words, the file cannot be used.
-    public func unwrap(_ bytes: [UInt8]) throws(BinaryFormatError) -> [UInt8] {
+    package func unwrap(_ bytes: [UInt8]) throws(BinaryFormatError) -> [UInt8] {
         guard bytes.count >= Self.headerSize else {
             throw BinaryFormatError(bytes.count >= 8 && Array(bytes[0..<8]) == magic
                                     ? "truncated \(kind) (\(bytes.count) bytes)" : "not a Wayfare \(kind)")
@@ -61,23 +61,60 @@ public struct BinaryFile: Sendable {
     }
 
     /// The whole file at `path`, or why it cannot be read.
-    public static func readBytes(path: String) throws(BinaryFormatError) -> [UInt8] {
+    package static func readBytes(path: String) throws(BinaryFormatError) -> [UInt8] {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw BinaryFormatError(FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file")
         }
         return [UInt8](data)
     }
 
-    /// Writes atomically: a temporary file in the same folder, then a rename, so a failed
-    /// write never leaves half a file behind.
-    public static func writeAtomically(_ bytes: [UInt8], to path: String) throws(BinaryFormatError) {
-        do { try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-            throw BinaryFormatError("cannot write: \(error.localizedDescription)")
+    /// Writes durably and atomically: the bytes go to a temporary file in the same folder,
+    /// which is flushed to disk (`fsync`), renamed over `path`, and then the folder itself is
+    /// flushed so the rename survives a power cut. At every step a failure leaves either
+    /// the old file or the new one under `path`, never a partial one, and removes the
+    /// temporary file.
+    package static func writeAtomically(_ bytes: [UInt8], to path: String) throws(BinaryFormatError) {
+        try writeAtomically(bytes, to: path, io: .system)
+    }
+
+    /// The same write through `io`, so tests can make any step fail.
+    package static func writeAtomically(_ bytes: [UInt8], to path: String, io: FileSystemCalls) throws(BinaryFormatError) {
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        let temporary = folder + "/." + url.lastPathComponent + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let fd = io.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            let why = io.lastError("creating a file in \(folder)")
+            throw BinaryFormatError("cannot write: \(why)")
+        }
+        var written = 0
+        var failure: String?
+        while written < bytes.count, failure == nil {
+            let n = bytes.withUnsafeBytes { raw in io.write(fd, raw.baseAddress! + written, raw.count - written) }
+            if n < 0 { failure = io.lastError("writing") } else if n == 0 { failure = "writing: no progress" } else { written += n }
+        }
+        if failure == nil, io.fsync(fd) != 0 { failure = io.lastError("flushing to disk") }
+        if io.close(fd) != 0, failure == nil { failure = io.lastError("closing") }
+        if failure == nil, io.rename(temporary, path) != 0 { failure = io.lastError("renaming into place") }
+        if let failure {
+            _ = io.unlink(temporary)
+            throw BinaryFormatError("cannot write: \(failure)")
+        }
+        // The rename is in the folder's entry list: flush the folder too.
+        let dir = io.open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        guard dir >= 0 else {
+            let why = io.lastError("opening the folder to flush it")
+            throw BinaryFormatError("cannot write: \(why)")
+        }
+        defer { _ = io.close(dir) }
+        guard io.fsync(dir) == 0 else {
+            let why = io.lastError("flushing the folder")
+            throw BinaryFormatError("cannot write: \(why)")
         }
     }
 
     /// A 64-bit checksum, eight bytes at a time (multiply–xorshift mixing).
-    public static func checksum(_ bytes: [UInt8]) -> UInt64 {
+    package static func checksum(_ bytes: [UInt8]) -> UInt64 {
         var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
         bytes.withUnsafeBytes { raw in
             let words = raw.count / 8
@@ -96,42 +133,46 @@ public struct BinaryFile: Sendable {
 }
 
 /// Why a binary file cannot be used, in words.
-public struct BinaryFormatError: Error, Equatable, Sendable, CustomStringConvertible {
-    public let reason: String
-    public init(_ reason: String) { self.reason = reason }
-    public var description: String { reason }
+package struct BinaryFormatError: Error, Equatable, Sendable, CustomStringConvertible {
+    package let reason: String
+    package init(_ reason: String) { self.reason = reason }
+    package var description: String { reason }
 }
 
 extension Array where Element == UInt8 {
     /// Appends an integer's little-endian bytes.
-    public mutating func append<T: FixedWidthInteger>(littleEndian value: T) {
+    package mutating func append<T: FixedWidthInteger>(littleEndian value: T) {
         Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
     }
 }
 
 /// Appends counts, arrays of plain values and strings to a payload.
-public struct BinaryWriter {
-    public var bytes: [UInt8] = []
-    public init() {}
+package struct BinaryWriter {
+    package var bytes: [UInt8] = []
+    package init() {}
 
-    public mutating func int(_ v: Int) { bytes.append(littleEndian: UInt64(v)) }
+    package mutating func int(_ v: Int) { bytes.append(littleEndian: UInt64(v)) }
 
     /// A count, then the elements' bytes as they lie in memory (little-endian machines only,
     /// which is every machine Swift runs Wayfare on).
-    public mutating func array<T: BitwiseCopyable>(_ a: [T]) {
+    package mutating func array<T: BitwiseCopyable>(_ a: [T]) {
         int(a.count)
         a.withUnsafeBytes { bytes.append(contentsOf: $0) }
     }
 
-    public mutating func string(_ s: String) { array(Array(s.utf8)) }
+    package mutating func string(_ s: String) { array(Array(s.utf8)) }
 }
 
 /// Reads back what `BinaryWriter` wrote, bounds-checked: a short or lying file is an
 /// error, never a crash.
-public struct BinaryReader {
-    public enum Failure: Error, CustomStringConvertible {
+///
+/// `array()` copies raw bytes into any `BitwiseCopyable` type, so it is only for types
+/// every bit pattern of which is valid (integers, floats and structs of them): never
+/// `Bool` or an enum.
+package struct BinaryReader {
+    package enum Failure: Error, CustomStringConvertible {
         case truncated, inconsistent, badString
-        public var description: String {
+        package var description: String {
             switch self {
             case .truncated: "truncated"
             case .inconsistent: "inconsistent arrays"
@@ -141,12 +182,12 @@ public struct BinaryReader {
     }
 
     let bytes: [UInt8]
-    public private(set) var offset: Int
-    public var isAtEnd: Bool { offset == bytes.count }
+    package private(set) var offset: Int
+    package var isAtEnd: Bool { offset == bytes.count }
 
-    public init(bytes: [UInt8], offset: Int = 0) { self.bytes = bytes; self.offset = offset }
+    package init(bytes: [UInt8], offset: Int = 0) { self.bytes = bytes; self.offset = offset }
 
-    public mutating func scalar<T: FixedWidthInteger>() throws(Failure) -> T {
+    package mutating func scalar<T: FixedWidthInteger>() throws(Failure) -> T {
         let size = MemoryLayout<T>.size
         guard offset + size <= bytes.count else { throw .truncated }
         let v = bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: T.self) }
@@ -154,13 +195,13 @@ public struct BinaryReader {
         return T(littleEndian: v)
     }
 
-    public mutating func int() throws(Failure) -> Int {
+    package mutating func int() throws(Failure) -> Int {
         let v: UInt64 = try scalar()
         guard v <= UInt64(bytes.count) * 8 else { throw .truncated }
         return Int(v)
     }
 
-    public mutating func array<T: BitwiseCopyable>() throws(Failure) -> [T] {
+    package mutating func array<T: BitwiseCopyable>() throws(Failure) -> [T] {
         let n = try int()
         let size = n * MemoryLayout<T>.stride
         guard n >= 0, size / max(1, MemoryLayout<T>.stride) == n, offset + size <= bytes.count else { throw .truncated }
@@ -174,9 +215,62 @@ public struct BinaryReader {
         return out
     }
 
-    public mutating func string() throws(Failure) -> String {
+    package mutating func string() throws(Failure) -> String {
         let raw: [UInt8] = try array()
         guard let s = String(validating: raw, as: UTF8.self) else { throw .badString }
         return s
     }
+}
+
+/// The checks every loader makes on the arrays it reads, written once.
+package enum Validate {
+    /// Whether `offsets` is a valid offset array over `limit` elements: `count + 1` entries
+    /// (when `count` is given), starting at 0, ending at `limit`, never decreasing, and each
+    /// step at least `minimumStep` (2 for polylines, which need two points).
+    package static func offsets<T: BinaryInteger>(_ offsets: [T], count: Int? = nil, limit: Int, minimumStep: Int = 0) -> Bool {
+        guard let first = offsets.first, let last = offsets.last, first == 0, Int(exactly: last) == limit else { return false }
+        if let count, offsets.count != count + 1 { return false }
+        return offsets.withUnsafeBufferPointer { a in
+            for k in 1..<a.count where Int(a[k]) - Int(a[k - 1]) < minimumStep { return false }
+            return true
+        }
+    }
+
+    /// Whether every value is an index below `limit` (and not negative).
+    package static func indices<T: BinaryInteger>(_ values: [T], below limit: Int) -> Bool {
+        values.withUnsafeBufferPointer { a in a.allSatisfy { $0 >= 0 && Int(exactly: $0).map { $0 < limit } ?? false } }
+    }
+
+    /// Whether every value is finite.
+    package static func finite<T: BinaryFloatingPoint>(_ values: [T]) -> Bool {
+        values.allSatisfy(\.isFinite)
+    }
+}
+
+/// The system calls of a durable write, replaceable so a test can fail any one of them.
+package struct FileSystemCalls: Sendable {
+    package var open: @Sendable (String, Int32, mode_t) -> Int32
+    package var write: @Sendable (Int32, UnsafeRawPointer, Int) -> Int
+    package var fsync: @Sendable (Int32) -> Int32
+    package var close: @Sendable (Int32) -> Int32
+    package var rename: @Sendable (String, String) -> Int32
+    package var unlink: @Sendable (String) -> Int32
+
+    /// The real calls.
+    package static let system = FileSystemCalls(
+        open: { path, flags, mode in Foundation.open(path, flags, mode) },
+        write: { fd, p, n in Foundation.write(fd, p, n) },
+        fsync: { Foundation.fsync($0) },
+        close: { Foundation.close($0) },
+        rename: { Foundation.rename($0, $1) },
+        unlink: { Foundation.unlink($0) })
+
+    package init(open: @escaping @Sendable (String, Int32, mode_t) -> Int32,
+                 write: @escaping @Sendable (Int32, UnsafeRawPointer, Int) -> Int,
+                 fsync: @escaping @Sendable (Int32) -> Int32, close: @escaping @Sendable (Int32) -> Int32,
+                 rename: @escaping @Sendable (String, String) -> Int32, unlink: @escaping @Sendable (String) -> Int32) {
+        self.open = open; self.write = write; self.fsync = fsync; self.close = close; self.rename = rename; self.unlink = unlink
+    }
+
+    func lastError(_ step: String) -> String { "\(step): \(String(cString: strerror(errno)))" }
 }

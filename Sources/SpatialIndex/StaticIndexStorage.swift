@@ -6,12 +6,12 @@ import BinaryFile
 // an out-of-bounds read.
 
 extension PointTree {
-    public func write(to w: inout BinaryWriter) {
+    package func write(to w: inout BinaryWriter) {
         w.array(xyz); w.array(ids); w.array(axes)
     }
 
     /// Reads a tree over `count` points, as `write(to:)` wrote it.
-    public init(reading r: inout BinaryReader, count: Int) throws(BinaryReader.Failure) {
+    package init(reading r: inout BinaryReader, count: Int) throws(BinaryReader.Failure) {
         xyz = try r.array(); ids = try r.array(); axes = try r.array()
         var seen = [Bool](repeating: false, count: count)
         for id in ids {
@@ -31,13 +31,13 @@ extension PointTree {
 }
 
 extension SegmentTree {
-    public func write(to w: inout BinaryWriter) {
+    package func write(to w: inout BinaryWriter) {
         w.array(boxes); w.array(segmentPoint); w.array(segmentLine)
         w.array([smallestCosLatitude])
     }
 
     /// Reads a tree over polylines of `pointCount` points and `lineCount` lines.
-    public init(reading r: inout BinaryReader, pointCount: Int, lineCount: Int) throws(BinaryReader.Failure) {
+    package init(reading r: inout BinaryReader, pointCount: Int, lineCount: Int) throws(BinaryReader.Failure) {
         boxes = try r.array()
         segmentPoint = try r.array(); segmentLine = try r.array()
         let cosine: [Double] = try r.array()
@@ -52,13 +52,13 @@ extension SegmentTree {
 }
 
 extension SegmentGrid {
-    public func write(to w: inout BinaryWriter) {
+    package func write(to w: inout BinaryWriter) {
         tree.write(to: &w)
         w.array([cellLat, cellLon]); w.array(blockSlots); w.array(cellStart); w.array(lists)
     }
 
     /// Reads a grid and its tree over polylines of `pointCount` points and `lineCount` lines.
-    public init(reading r: inout BinaryReader, pointCount: Int, lineCount: Int) throws(BinaryReader.Failure) {
+    package init(reading r: inout BinaryReader, pointCount: Int, lineCount: Int) throws(BinaryReader.Failure) {
         tree = try SegmentTree(reading: &r, pointCount: pointCount, lineCount: lineCount)
         let size: [Double] = try r.array()
         guard size.count == 2, size.allSatisfy({ $0.isFinite && $0 > 0 }) else { throw .inconsistent }
