@@ -272,7 +272,8 @@ extension CellCover {
         var newStart: [Int32] = [0]
         var newCandidates: [UInt32] = []
         var compact = [UInt16](repeating: 0, count: fine.count)
-        precondition(layer.featureCount <= Self.maxFeatures, "a zone set holds at most \(Self.maxFeatures) zones")
+        // The importer refuses more than `maxFeatures` before building a cover.
+        assert(layer.featureCount <= Self.maxFeatures, "a zone set holds at most \(Self.maxFeatures) zones")
         var listBase = [UInt32](repeating: 0, count: blocks)
         for b in 0..<blocks {
             listBase[b] = UInt32(newStart.count - 1)

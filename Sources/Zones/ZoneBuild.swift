@@ -9,6 +9,11 @@ extension ZoneImporter {
     /// set in an equal-area frame, and builds the `ZoneSet` from the final rings.
     static func build(zones sources: [SourceZone], serviceAreas areaSources: [SourceZone]?, source: String,
                       options: ZoneImportOptions, progress: ((String) -> Void)?) throws(ZoneError) -> (ZoneSet, ZoneReport) {
+        // Checked before any geometry work: the cover's fine cells name a zone in 14 bits.
+        for (what, count) in [("zones", sources.count), ("service areas", areaSources?.count ?? 0)]
+        where count > ZoneSet.maximumCount {
+            throw .badInput(place: source, reason: "\(count) \(what); a zone file holds at most \(ZoneSet.maximumCount)")
+        }
         let context = GEOSContext()
         var report = ZoneReport()
         report.toleranceSquareMetres = options.toleranceSquareMetres

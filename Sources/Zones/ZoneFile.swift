@@ -44,7 +44,9 @@ public enum ZoneFile {
             let zoneCover = try p.cover(features: zoneLayer.featureCount)
             let areaCover = try p.cover(features: areaLayer.featureCount)
             guard zones.count == zoneLayer.featureCount, areas.count == areaLayer.featureCount,
-                  adjacency.count == zones.count else { throw BinaryReader.Failure.inconsistent }
+                  adjacency.count == zones.count,
+                  adjacency.allSatisfy({ Validate.indices($0, below: zones.count) })
+            else { throw BinaryReader.Failure.inconsistent }
             return ZoneSet(zones: zones, zoneLayer: zoneLayer, serviceAreas: areas, areaLayer: areaLayer,
                            adjacency: adjacency, zoneCover: zoneCover, areaCover: areaCover)
         } catch {
@@ -117,18 +119,27 @@ extension BinaryReader {
 }
 
 extension PolygonLayer {
-    /// Checks every offset a query can follow, so a crafted file cannot make a query read
-    /// out of bounds even if its checksum is right.
+    /// Checks every offset a query can follow and every number it computes an index from,
+    /// so a crafted file cannot make a query read out of bounds or trap even if its
+    /// checksum is right.
     func validate() throws(BinaryReader.Failure) {
-        func monotone(_ a: [Int32], limit: Int) -> Bool {
-            guard a.first == 0, let last = a.last, Int(last) <= limit else { return false }
-            return zip(a, a.dropFirst()).allSatisfy { $0 <= $1 }
-        }
         let n = featureCount
-        guard xs.count == ys.count, monotone(ringStart, limit: xs.count), monotone(polygonStart, limit: ringStart.count - 1),
-              monotone(featureStart, limit: polygonStart.count - 1), bounds.count == 4 * n,
-              bandFeatureStart.count == n + 1, bandMinY.count == n, bandInvHeight.count == n,
-              monotone(bandFeatureStart, limit: bandStart.count - 1), monotone(bandStart, limit: bandEdges.count),
+        // Vertices and bounds on the globe (which also makes them finite): queries turn
+        // them into coordinates and box corners.
+        let onGlobeX = { (x: Double) in x >= -180 && x <= 180 }, onGlobeY = { (y: Double) in y >= -90 && y <= 90 }
+        guard xs.count == ys.count, xs.allSatisfy(onGlobeX), ys.allSatisfy(onGlobeY),
+              Validate.offsets(ringStart, limit: xs.count),
+              Validate.offsets(polygonStart, limit: ringStart.count - 1),
+              Validate.offsets(featureStart, limit: polygonStart.count - 1),
+              bounds.count == 4 * n,
+              (0..<n).allSatisfy({ f in onGlobeX(bounds[4 * f]) && onGlobeY(bounds[4 * f + 1]) && onGlobeX(bounds[4 * f + 2])
+                  && onGlobeY(bounds[4 * f + 3]) && bounds[4 * f] <= bounds[4 * f + 2] && bounds[4 * f + 1] <= bounds[4 * f + 3] }),
+              // Every feature has at least one band, with a finite origin and a finite,
+              // positive number of bands per degree: the band of a point is computed from them.
+              Validate.offsets(bandFeatureStart, count: n, limit: bandStart.count - 1, minimumStep: 1),
+              bandMinY.count == n, bandInvHeight.count == n, Validate.finite(bandMinY),
+              bandInvHeight.allSatisfy({ $0.isFinite && $0 > 0 }),
+              Validate.offsets(bandStart, limit: bandEdges.count),
               bandEdges.allSatisfy({ $0 >= 0 && Int($0) + 1 < xs.count })
         else { throw .inconsistent }
     }
@@ -138,9 +149,9 @@ extension CellCover {
     func validate(features: Int) throws(BinaryReader.Failure) {
         let blocks = fine.count >> (2 * Self.fineShift)
         let lists = candidateStart.count - 1
-        guard columns >= 0, rows >= 0, coarse.count == columns * rows, fine.count == blocks << (2 * Self.fineShift),
-              blockListBase.count == blocks, candidateStart.first == 0, Int(candidateStart.last ?? 0) == candidates.count,
-              zip(candidateStart, candidateStart.dropFirst()).allSatisfy({ $0 <= $1 }),
+        guard [minX, minY].allSatisfy(\.isFinite), [invFineWidth, invFineHeight].allSatisfy({ $0.isFinite && $0 > 0 }),
+              columns >= 0, rows >= 0, coarse.count == columns * rows, fine.count == blocks << (2 * Self.fineShift),
+              blockListBase.count == blocks, Validate.offsets(candidateStart, limit: candidates.count),
               coarse.allSatisfy({ $0 & Self.blockTag == 0 ? Int($0) <= features : Int($0 & ~Self.blockTag) < blocks }),
               candidates.allSatisfy({ Int($0 & ~Self.wholeCellFlag) < features })
         else { throw .inconsistent }
@@ -155,7 +166,5 @@ extension CellCover {
                 }
             }
         }
-        guard true
-        else { throw .inconsistent }
     }
 }

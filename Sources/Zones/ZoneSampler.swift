@@ -30,10 +30,10 @@ public enum ZoneSampler {
 extension ZoneSet {
     /// The bounding box of all zones.
     public var bounds: BoundingBox {
-        var box = BoundingBox(south: 0, west: 0, north: 0, east: 0)
+        var box = BoundingBox(unchecked: 0, 0, 0, 0)
         for f in 0..<zoneLayer.featureCount {
-            let b = BoundingBox(south: zoneLayer.bounds[4 * f + 1], west: zoneLayer.bounds[4 * f],
-                                north: zoneLayer.bounds[4 * f + 3], east: zoneLayer.bounds[4 * f + 2])
+            let b = BoundingBox(unchecked: zoneLayer.bounds[4 * f + 1], zoneLayer.bounds[4 * f],
+                                zoneLayer.bounds[4 * f + 3], zoneLayer.bounds[4 * f + 2])
             if f == 0 { box = b } else { box.formUnion(b) }
         }
         return box

@@ -46,6 +46,10 @@ public typealias ServiceArea = Zone
 /// `Sendable`: a `ZoneSet` is made of arrays and never changes after it is built, so any
 /// number of threads may query one value at once with no lock.
 public struct ZoneSet: Sendable, Equatable {
+    /// The most zones (and the most service areas) one set holds: a cell of its cover
+    /// names a zone in 14 bits.
+    public static let maximumCount = CellCover.maxFeatures
+
     public let zones: [Zone]
     public let serviceAreas: [ServiceArea]
     /// For each zone index, the indices of the zones that touch it (within 1 m).
@@ -143,7 +147,7 @@ public struct ZoneSet: Sendable, Equatable {
     /// The bounding box of one zone.
     public func bounds(of zone: Zone) -> BoundingBox {
         let b = zone.index * 4
-        return BoundingBox(south: zoneLayer.bounds[b + 1], west: zoneLayer.bounds[b],
-                           north: zoneLayer.bounds[b + 3], east: zoneLayer.bounds[b + 2])
+        return BoundingBox(unchecked: zoneLayer.bounds[b + 1], zoneLayer.bounds[b],
+                           zoneLayer.bounds[b + 3], zoneLayer.bounds[b + 2])
     }
 }

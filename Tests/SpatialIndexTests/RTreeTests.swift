@@ -101,10 +101,10 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
         #expect(stamped.tagAndStamp(of: EntryID(rawValue: 1_999)) == (1 << 20, 1_999))
     }
 
-    @Test func boxQueryMatchesBruteForce() {
+    @Test func boxQueryMatchesBruteForce() throws {
         let pts = points(3_000, around: Coordinate(unchecked: 60.17, 24.94), spread: 0.3, clustered: false, seed: 8)
         let tree = build(pts)
-        let box = BoundingBox(south: 60.12, west: 24.80, north: 60.20, east: 25.00)
+        let box = try BoundingBox(south: 60.12, west: 24.80, north: 60.20, east: 25.00)
         let w = SearchWorkspace(); var out: [EntryID] = []
         tree.inside(box, into: &out, using: w)
         #expect(Set(out.map { Int($0.rawValue) }) == Set(pts.indices.filter { box.contains(pts[$0]) }))
@@ -352,7 +352,7 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
         }
     }
 
-    @Test func aTreeStartedByInsertsIsCentredOnItsFirstPointAndRightFarFromIt() {
+    @Test func aTreeStartedByInsertsIsCentredOnItsFirstPointAndRightFarFromIt() throws {
         // The first point is in Helsinki; the fleet that follows is in Sydney, more than a
         // quarter of the globe away, where z − 1 is no longer exact.
         let helsinki = Coordinate(unchecked: 60.17, 24.94), sydney = Coordinate(unchecked: -33.87, 151.21)
@@ -374,7 +374,7 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
             tree.within(1_000, of: q, sorted: true, into: &out, using: w)
             expectMatches(out, truth.filter { $0.d <= 1_000 }, pts, from: q)
         }
-        let box = BoundingBox(south: -33.95, west: 151.1, north: -33.8, east: 151.3)
+        let box = try BoundingBox(south: -33.95, west: 151.1, north: -33.8, east: 151.3)
         var inside: [EntryID] = []
         tree.inside(box, into: &inside, using: w)
         #expect(!inside.isEmpty)
