@@ -103,9 +103,20 @@ import Testing
     @Test func growsAndContains() throws {
         let box = try #require(BoundingBox(around: [try Coordinate(latitude: 1, longitude: 2),
                                                     try Coordinate(latitude: -1, longitude: 5)]))
-        #expect(box == BoundingBox(south: -1, west: 2, north: 1, east: 5))
+        #expect(try box == BoundingBox(south: -1, west: 2, north: 1, east: 5))
         #expect(box.contains(try Coordinate(latitude: 1, longitude: 5)))
         #expect(!box.contains(try Coordinate(latitude: 1.1, longitude: 5)))
         #expect(BoundingBox(around: [Coordinate]()) == nil)
+    }
+}
+
+@Suite struct BoundingBoxErrorTests {
+    @Test func badSidesAreTypedErrorsNotTraps() {
+        #expect(throws: BoundingBoxError.self) { try BoundingBox(south: .nan, west: 0, north: 1, east: 1) }
+        #expect(throws: BoundingBoxError.self) { try BoundingBox(south: 0, west: 0, north: 91, east: 1) }
+        #expect(throws: BoundingBoxError.outOfOrder(south: 2, west: 0, north: 1, east: 1)) {
+            try BoundingBox(south: 2, west: 0, north: 1, east: 1)
+        }
+        #expect(throws: BoundingBoxError.self) { try BoundingBox(south: 0, west: 5, north: 1, east: -5) }
     }
 }
