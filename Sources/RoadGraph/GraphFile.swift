@@ -85,21 +85,22 @@ public enum GraphFile {
 }
 
 extension RoadNetwork {
-    /// Whether every index a query can follow is in bounds and every offset array is
-    /// monotone: the check that makes a loaded file safe to search.
+    /// Whether every index a query can follow is in bounds, every offset array is valid
+    /// and every coordinate is on the globe: the check that makes a loaded file safe to
+    /// search.
     var isConsistent: Bool {
         let n = latE7.count, m = head.count, p = pieceName.count, points = pointLatE7.count
-        func offsets(_ a: [UInt32], count: Int, limit: Int) -> Bool {
-            a.count == count + 1 && a.first == 0 && Int(a.last!) == limit && zip(a, a.dropFirst()).allSatisfy { $0 <= $1 }
-        }
-        guard lonE7.count == n, offsets(firstOut, count: n, limit: m), offsets(firstIn, count: n, limit: m),
+        let latitude = { (v: Int32) in v >= -900_000_000 && v <= 900_000_000 }
+        let longitude = { (v: Int32) in v >= -1_800_000_000 && v <= 1_800_000_000 }
+        guard lonE7.count == n, latE7.allSatisfy(latitude), lonE7.allSatisfy(longitude),
+              Validate.offsets(firstOut, count: n, limit: m), Validate.offsets(firstIn, count: n, limit: m),
               tail.count == m, lengthDm.count == m, timeMs.count == m, edgePiece.count == m, inEdge.count == m,
-              head.allSatisfy({ Int($0) < n }), inEdge.allSatisfy({ Int($0) < m }),
-              offsets(pieceStart, count: p, limit: points), pointLonE7.count == points,
-              zip(pieceStart, pieceStart.dropFirst()).allSatisfy({ $1 >= $0 + 2 }),
-              offsets(pieceEdgeStart, count: p, limit: m), pieceEdges.allSatisfy({ Int($0) < m }),
+              Validate.indices(head, below: n), Validate.indices(inEdge, below: m),
+              Validate.offsets(pieceStart, count: p, limit: points, minimumStep: 2), pointLonE7.count == points,
+              pointLatE7.allSatisfy(latitude), pointLonE7.allSatisfy(longitude),
+              Validate.offsets(pieceEdgeStart, count: p, limit: m), Validate.indices(pieceEdges, below: m),
               edgePiece.allSatisfy({ Int($0 & ~Self.reversedBit) < p }), !names.isEmpty,
-              pieceName.allSatisfy({ Int($0) < names.count })
+              Validate.indices(pieceName, below: names.count)
         else { return false }
         for v in 0..<n {
             for e in Int(firstOut[v])..<Int(firstOut[v + 1]) where Int(tail[e]) != v { return false }
@@ -109,18 +110,29 @@ extension RoadNetwork {
 }
 
 extension ContractionHierarchy {
+    /// The most original edges one shortcut may stand for. A shortcut is a shortest path,
+    /// which never drives an edge twice, so no honest shortcut exceeds the edge count; the
+    /// bound stops a crafted file whose shortcuts each point twice at the one before from
+    /// unpacking into 2^k edges.
+    static func maximumUnpackedEdges(edgeCount m: Int) -> Int { max(1, m) }
+
     func isConsistent(nodeCount n: Int, edgeCount m: Int) -> Bool {
-        func offsets(_ a: [UInt32], limit: Int) -> Bool {
-            a.count == n + 1 && a.first == 0 && Int(a.last!) == limit && zip(a, a.dropFirst()).allSatisfy { $0 <= $1 }
-        }
         let total = m + shortcutFirst.count
-        // Shortcuts refer only to edges made before them, so unpacking always ends.
         guard originalEdgeCount == m, shortcutSecond.count == shortcutFirst.count,
-              offsets(upFirst, limit: up.count), offsets(downFirst, limit: down.count),
+              Validate.offsets(upFirst, count: n, limit: up.count), Validate.offsets(downFirst, count: n, limit: down.count),
               up.allSatisfy({ Int($0.node) < n && Int($0.edge) < total }),
               down.allSatisfy({ Int($0.node) < n && Int($0.edge) < total })
         else { return false }
-        for k in shortcutFirst.indices where Int(shortcutFirst[k]) >= m + k || Int(shortcutSecond[k]) >= m + k { return false }
+        // Shortcuts refer only to edges made before them, so unpacking always ends; the
+        // edge count each unpacks to, derived here in one pass, must stay within the bound.
+        let bound = Self.maximumUnpackedEdges(edgeCount: m)
+        var unpacked = [Int](repeating: 0, count: shortcutFirst.count)
+        func size(_ e: UInt32) -> Int { Int(e) < m ? 1 : unpacked[Int(e) - m] }
+        for k in shortcutFirst.indices {
+            guard Int(shortcutFirst[k]) < m + k, Int(shortcutSecond[k]) < m + k else { return false }
+            unpacked[k] = size(shortcutFirst[k]) + size(shortcutSecond[k])
+            guard unpacked[k] <= bound else { return false }
+        }
         return true
     }
 }

@@ -121,15 +121,22 @@ public struct RoadNetwork: Sendable {
                 scale[1] = min(scale[1], Double(lengthDm[e]) / metres)
             }
         }
-        // A margin for the chord-versus-haversine and rounding differences.
-        heuristicScale = scale.map { $0.isFinite ? $0 * 0.999 : 0 }
+        // A margin for the chord-versus-haversine and rounding differences. The scale comes
+        // from file data, so it is clamped: no real road costs more than 10 s or 10 m a metre
+        // at its cheapest, and a lower bound may always be smaller.
+        heuristicScale = scale.map { $0.isFinite ? min($0 * 0.999, Self.maximumHeuristicScale) : 0 }
         segments = SegmentTree(latE7: pointLatE7, lonE7: pointLonE7, lineStart: pieceStart)
     }
 
-    /// Straight-line lower bound on the cost from node v to the point (x, y, z).
+    /// The largest heuristic scale used (cost units per metre).
+    static let maximumHeuristicScale = 10_000.0
+
+    /// Straight-line lower bound on the cost from node v to the point (x, y, z),
+    /// saturating below `UInt32.max` (a lower bound may be smaller than the truth).
     @inline(__always) func heuristic(_ v: Int, _ x: Double, _ y: Double, _ z: Double, _ scale: Double) -> UInt32 {
         let dx = unitX[v] - x, dy = unitY[v] - y, dz = unitZ[v] - z
-        return UInt32((dx * dx + dy * dy + dz * dz).squareRoot() * Earth.meanRadius * scale)
+        let h = (dx * dx + dy * dy + dz * dz).squareRoot() * Earth.meanRadius * scale
+        return h < 4e9 ? UInt32(h) : 4_000_000_000
     }
 }
 

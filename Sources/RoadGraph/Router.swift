@@ -16,10 +16,14 @@ public enum RoutingAlgorithm: String, Sendable, CaseIterable {
 public enum RouteError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The point is farther than the snapping limit from every drivable road.
     case noRoadNearby(Coordinate, limitMetres: Double)
+    /// Both ends are on roads, but no road leads from the first to the second (possible
+    /// only in a graph that is not strongly connected, such as a crafted file).
+    case noRoute(from: Coordinate, to: Coordinate)
 
     public var description: String {
         switch self {
         case let .noRoadNearby(c, limit): "no road within \(Int(limit)) m of \(c)"
+        case let .noRoute(a, b): "no route from \(a) to \(b)"
         }
     }
 }
@@ -174,16 +178,18 @@ public final class Router {
     // MARK: One-to-one
 
     /// The best route between two coordinates, each snapped to the nearest road within
-    /// `maxSnapMetres`.
+    /// `maxSnapMetres`: `RouteError.noRoadNearby` when an end is farther from every road,
+    /// `RouteError.noRoute` when no road leads from one to the other.
     public func route(from origin: Coordinate, to destination: Coordinate, metric: Metric = .time,
-                      algorithm: RoutingAlgorithm = .hierarchy, maxSnapMetres: Double = 1000) throws(RouteError) -> Route? {
+                      algorithm: RoutingAlgorithm = .hierarchy, maxSnapMetres: Double = 1000) throws(RouteError) -> Route {
         let s = try snap(origin, within: maxSnapMetres)
         let t = try snap(destination, within: maxSnapMetres)
-        return route(from: s, to: t, metric: metric, algorithm: algorithm)
+        return try route(from: s, to: t, metric: metric, algorithm: algorithm)
     }
 
-    /// The best route between two snapped points, or nil when none exists.
-    public func route(from s: Snap, to t: Snap, metric: Metric = .time, algorithm: RoutingAlgorithm = .hierarchy) -> Route? {
+    /// The best route between two snapped points; `RouteError.noRoute` when none exists.
+    public func route(from s: Snap, to t: Snap, metric: Metric = .time,
+                      algorithm: RoutingAlgorithm = .hierarchy) throws(RouteError) -> Route {
         sourceSeeds.removeAll(keepingCapacity: true); targetSeeds.removeAll(keepingCapacity: true)
         seeds(of: s, metric: metric, leaving: true, into: &sourceSeeds)
         seeds(of: t, metric: metric, leaving: false, into: &targetSeeds)
@@ -194,7 +200,7 @@ public final class Router {
         case .astar: found = searchOneWay(metric: metric, direct: shortcut?.cost, goal: t.coordinate)
         case .hierarchy: found = searchHierarchy(metric: metric, direct: shortcut?.cost)
         }
-        guard let (cost, meet) = found else { return nil }
+        guard let (cost, meet) = found else { throw .noRoute(from: s.coordinate, to: t.coordinate) }
         edges.removeAll(keepingCapacity: true)
         if meet < 0 {
             edges.append(shortcut!.edge)

@@ -123,9 +123,8 @@ struct RouteCommand: ParsableCommand {
     func run() throws {
         let a = try coordinate(from, option: "from"), b = try coordinate(to, option: "to")
         let router = Router(network: try loadGraph(graph))
-        let route: Route?
+        let route: Route
         do { route = try router.route(from: a, to: b, metric: metric, algorithm: algorithm) } catch { throw CLIError(error.description) }
-        guard let route else { throw CLIError("no route from \(a) to \(b) (one end cannot reach the other by road)") }
         print((geojson ? route.geoJSONFeature : route.json).text)
     }
 }
@@ -210,7 +209,7 @@ struct BenchRoute: ParsableCommand {
         var micros: [Double] = [], lines = "i,distance_m,duration_s,settled\n", noRoute = 0
         micros.reserveCapacity(pairs.count)
         for (i, (a, b)) in pairs.enumerated() {
-            let (route, ns) = timed { (try? router.route(from: a, to: b, metric: metric, algorithm: algorithm)) ?? nil }
+            let (route, ns) = timed { try? router.route(from: a, to: b, metric: metric, algorithm: algorithm) }
             micros.append(ns / 1000)
             if let r = route {
                 lines += "\(i),\(String(format: "%.1f", r.distanceMetres)),\(String(format: "%.3f", r.durationSeconds)),\(r.settled)\n"
