@@ -61,6 +61,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"]),
         .testTarget(name: "GeoJSONTests", dependencies: ["GeoJSON"]),
+        .testTarget(name: "CSVFileTests", dependencies: ["CSVFile"]),
         .testTarget(name: "ProjectionTests", dependencies: ["Projection", "Geodesy", "TestSupport"]),
         .testTarget(name: "GeometryTests", dependencies: ["Geometry", "Geodesy", "GeoJSON"]),
         .testTarget(name: "ZonesTests", dependencies: ["Zones", "BinaryFile", "Geometry", "Geodesy", "GeoJSON", "Projection", "TestSupport"]),
@@ -69,7 +70,7 @@ let package = Package(
         .testTarget(name: "OSMTests", dependencies: ["OSM", "TestSupport"]),
         .testTarget(name: "RoadGraphTests", dependencies: ["RoadGraph", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
         .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
-        .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "Geodesy", "TestSupport"]),
+        .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "Geodesy", "Zones", "RoadGraph", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

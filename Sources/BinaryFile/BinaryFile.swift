@@ -245,6 +245,19 @@ package enum Validate {
     package static func finite<T: BinaryFloatingPoint>(_ values: [T]) -> Bool {
         values.allSatisfy(\.isFinite)
     }
+
+    /// Whether the two arrays have the same length and every pair is a coordinate on the
+    /// globe (latitude in ±90°, longitude in ±180°, NaN refused), in degrees.
+    package static func coordinates<T: BinaryFloatingPoint>(latitudes: [T], longitudes: [T]) -> Bool {
+        latitudes.count == longitudes.count
+            && latitudes.allSatisfy { $0 >= -90 && $0 <= 90 } && longitudes.allSatisfy { $0 >= -180 && $0 <= 180 }
+    }
+
+    /// The same for coordinates stored as 1e-7 degrees.
+    package static func coordinates(latitudesE7: [Int32], longitudesE7: [Int32]) -> Bool {
+        latitudesE7.count == longitudesE7.count
+            && latitudesE7.allSatisfy { abs(Int64($0)) <= 900_000_000 } && longitudesE7.allSatisfy { abs(Int64($0)) <= 1_800_000_000 }
+    }
 }
 
 /// The system calls of a durable write, replaceable so a test can fail any one of them.

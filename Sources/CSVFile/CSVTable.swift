@@ -77,11 +77,23 @@ public struct CSVTable: Sendable {
         rows = Array(lines.dropFirst())
     }
 
-    /// The index of a column the initialiser required.
-    public func column(_ name: String) -> Int { header.firstIndex(of: name)! }
+    /// The index of a column (lower-case name), or an error naming the file when the
+    /// header has none by that name.
+    public func column(_ name: String) throws(CSVError) -> Int {
+        guard let i = header.firstIndex(of: name) else {
+            throw CSVError("\(path): line 1: the header has no column \"\(name)\"")
+        }
+        return i
+    }
+
+    /// The index of an optional column, or nil when the header has none by that name.
+    public func optionalColumn(_ name: String) -> Int? { header.firstIndex(of: name) }
 
     /// A numeric field, or an error naming the line and column.
     public func number(_ row: (line: Int, fields: [String]), _ column: Int) throws(CSVError) -> Double {
+        guard row.fields.indices.contains(column), header.indices.contains(column) else {
+            throw CSVError("\(path): line \(row.line): no field \(column + 1)")
+        }
         let raw = row.fields[column]
         if let v = Double(raw), v.isFinite { return v }  // the common case: no spaces
         let text = raw.trimmingCharacters(in: .whitespaces)

@@ -143,7 +143,9 @@ public final class Fleet: Sendable {
             if s.entryOfCab[c] < 0 {
                 s.entryOfCab[c] = s.tree.insert(position, tag: tag(s.cabs[c]), stamp: stamp, payload: Int32(c)).rawValue
             } else {
-                s.tree.move(EntryID(rawValue: s.entryOfCab[c]), to: position, stamp: stamp)
+                // The entry of a registered cab is always live; a failure here would be a bug
+                // in this type, and the report is still recorded in `cabs`.
+                _ = try? s.tree.move(EntryID(rawValue: s.entryOfCab[c]), to: position, stamp: stamp)
             }
             publishIfDue(&s)
             return .success(.applied)
@@ -166,7 +168,7 @@ public final class Fleet: Sendable {
         let error: FleetError? = state.withLock { s in
             guard let c = s.indexOfID[id].map(Int.init) else { return .unknownCab(id) }
             s.cabs[c].status = status
-            if s.entryOfCab[c] >= 0 { s.tree.setTag(EntryID(rawValue: s.entryOfCab[c]), to: tag(s.cabs[c])) }
+            if s.entryOfCab[c] >= 0 { try? s.tree.setTag(EntryID(rawValue: s.entryOfCab[c]), to: tag(s.cabs[c])) }
             publishIfDue(&s)
             return nil
         }
@@ -210,7 +212,7 @@ public final class Fleet: Sendable {
         let w = SearchWorkspace(); var found: [Neighbour] = []
         snap.tree.nearest(k, to: point, within: radius, filter: filter(types: types, statuses: statuses, now: now),
                           into: &found, using: w)
-        return found.map { CabMatch(cab: snap.cabs[Int(snap.tree[$0.entry])], distance: $0.distance) }
+        return found.compactMap { n in snap.tree[n.entry].map { CabMatch(cab: snap.cabs[Int($0)], distance: n.distance) } }
     }
 
     /// Every offered cab within `radius` metres, nearest first (the boundary included).
@@ -220,7 +222,7 @@ public final class Fleet: Sendable {
         let w = SearchWorkspace(); var found: [Neighbour] = []
         snap.tree.within(radius, of: point, filter: filter(types: types, statuses: statuses, now: now), sorted: true,
                          into: &found, using: w)
-        return found.map { CabMatch(cab: snap.cabs[Int(snap.tree[$0.entry])], distance: $0.distance) }
+        return found.compactMap { n in snap.tree[n.entry].map { CabMatch(cab: snap.cabs[Int($0)], distance: n.distance) } }
     }
 
     /// Every offered cab inside a zone, whatever its shape: the R-tree finds the cabs in the
@@ -234,7 +236,8 @@ public final class Fleet: Sendable {
         snap.tree.inside(zones.bounds(of: zone), filter: filter(types: types, statuses: statuses, now: now),
                          into: &found, using: w)
         return found.compactMap { e in
-            zones.covers(snap.tree.position(of: e), zone: zone) ? snap.cabs[Int(snap.tree[e])] : nil
+            guard let p = snap.tree.position(of: e), let c = snap.tree[e], zones.covers(p, zone: zone) else { return nil }
+            return snap.cabs[Int(c)]
         }.sorted { $0.id < $1.id }
     }
 

@@ -73,19 +73,21 @@ public enum GeocoderFile {
 extension GeocoderTable {
     /// Whether every stored index is in bounds and every offset array monotone.
     var isConsistent: Bool {
-        func offsets(_ a: [UInt32], count: Int, limit: Int) -> Bool {
-            a.count == count + 1 && a.first == 0 && Int(a.last!) == limit && zip(a, a.dropFirst()).allSatisfy { $0 <= $1 }
+        func offsets(_ a: [UInt32], count: Int, limit: Int, minimumStep: Int = 0) -> Bool {
+            Validate.offsets(a, count: count, limit: limit, minimumStep: minimumStep)
         }
         let e = entryLabel.count, s = streetEntry.count, a = addressLabel.count, l = lineStreet.count, k = tokens.count
         return entryKind.count == e && entryLat.count == e && entryLon.count == e && entryStreet.count == e
             && entryKind.allSatisfy { PlaceKind(rawValue: $0) != nil }
+            && Validate.coordinates(latitudes: entryLat, longitudes: entryLon)
+            && Validate.coordinates(latitudes: addressLat, longitudes: addressLon)
+            && Validate.coordinates(latitudesE7: pointLatE7, longitudesE7: pointLonE7)
             && offsets(entryTokenStart, count: e, limit: entryTokens.count) && entryTokens.allSatisfy { Int($0) < k }
             && entryStreet.allSatisfy { $0 == Self.none || Int($0) < s } && streetEntry.allSatisfy { Int($0) < e }
             && offsets(streetAddressStart, count: s, limit: a) && offsets(streetLineStart, count: s, limit: l)
             && addressNumber.count == a && addressNumeric.count == a && addressLat.count == a && addressLon.count == a
             && addressStreet.allSatisfy { Int($0) < s } && addressStreet.count == a
-            && offsets(lineStart, count: l, limit: pointLatE7.count) && pointLonE7.count == pointLatE7.count
-            && zip(lineStart, lineStart.dropFirst()).allSatisfy { $1 >= $0 + 2 } && lineStreet.allSatisfy { Int($0) < s }
+            && offsets(lineStart, count: l, limit: pointLatE7.count, minimumStep: 2) && lineStreet.allSatisfy { Int($0) < s }
             && offsets(tokenEntryStart, count: k, limit: tokenEntries.count) && tokenEntries.allSatisfy { Int($0) < e }
             && deletionHash.count == deletionToken.count && deletionToken.allSatisfy { Int($0) < k }
             && zip(deletionHash, deletionHash.dropFirst()).allSatisfy { $0 <= $1 }

@@ -91,7 +91,7 @@ extension GeocoderBuilder {
     public mutating func addGazetteer(path: String) throws(GeocoderError) {
         do {
             let table = try CSVTable(path: path, required: ["lat", "lon", "name", "admin1", "admin2", "cc"])
-            let (la, lo, na, a1, cc) = (table.column("lat"), table.column("lon"), table.column("name"), table.column("admin1"), table.column("cc"))
+            let (la, lo, na, a1, cc) = try (table.column("lat"), table.column("lon"), table.column("name"), table.column("admin1"), table.column("cc"))
             for row in table.rows {
                 let lat = try table.number(row, la), lon = try table.number(row, lo)
                 guard (-90...90).contains(lat), (-180...180).contains(lon) else {

@@ -163,7 +163,7 @@ extension GeocoderTable {
     /// The answers an entry gives a query: itself, or for a street and a house number, the
     /// address (exact or interpolated) or the street as a fallback.
     func candidates(entry e: Int, text: Double, number: String?) -> [GeocodeCandidate] {
-        let kind = PlaceKind(rawValue: entryKind[e])!
+        let kind = PlaceKind(rawValue: entryKind[e]) ?? .place  // checked on load; a fallback, not a trap
         let here = Coordinate(unchecked: entryLat[e], entryLon[e])
         guard let number else { return [GeocodeCandidate(label: entryLabel[e], coordinate: here, kind: kind, score: text, precision: nil)] }
         let s = entryStreet[e]
@@ -250,7 +250,7 @@ struct TopCandidates {
     let limit: Int
     private var kept: [(candidate: GeocodeCandidate, distance: Double)] = []
 
-    init(limit: Int) { self.limit = limit; kept.reserveCapacity(limit + 1) }
+    init(limit: Int) { self.limit = max(0, limit); kept.reserveCapacity(min(self.limit, 64) + 1) }  // limit may be .max
 
     var isFull: Bool { kept.count >= limit }
     /// The last kept answer's score, in hundredths.

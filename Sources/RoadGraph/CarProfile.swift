@@ -14,6 +14,9 @@ public struct WayUse: Equatable, Sendable {
     public var highway: String
     /// `name`, else `ref`, else nil.
     public var name: String?
+    /// True when the way posted a `maxspeed` below ``CarProfile/minimumSpeedKmh`` and the
+    /// class default was used instead (counted in ``BuildReport/implausibleSpeeds``).
+    public var postedSpeedIgnored = false
 }
 
 /// The car profile: which OSM ways a car drives, in which directions and how fast.
@@ -40,6 +43,10 @@ public struct CarProfile: Sendable {
     ]
     /// The share of a posted limit a car drives at, on average, in town.
     public var maxspeedFactor = 0.8
+    /// Posted speeds that give a travel speed below this (km/h) are taken for tagging
+    /// mistakes (`maxspeed=0.001`, a weight limit typed into the wrong key) and replaced by
+    /// the class default. Why 5: the slowest real limit is a walking-pace 5–7 km/h.
+    public var minimumSpeedKmh = 5.0
 
     public init() {}
 
@@ -64,10 +71,13 @@ public struct CarProfile: Sendable {
         case "reversible", "alternating": return nil
         default: if implied { backward = false }
         }
-        let posted = tags["maxspeed"].flatMap(Self.kilometresPerHour)
-        let speed = posted.map { $0 * maxspeedFactor } ?? classSpeed
-        guard speed > 0 else { return nil }
-        return WayUse(forward: forward, backward: backward, speedKmh: speed, highway: highway, name: tags["name"] ?? tags["ref"])
+        var speed = classSpeed, ignored = false
+        if let posted = tags["maxspeed"].flatMap(Self.kilometresPerHour) {
+            if posted * maxspeedFactor >= minimumSpeedKmh { speed = posted * maxspeedFactor } else { ignored = true }
+        }
+        guard speed > 0, speed.isFinite else { return nil }
+        return WayUse(forward: forward, backward: backward, speedKmh: speed, highway: highway,
+                      name: tags["name"] ?? tags["ref"], postedSpeedIgnored: ignored)
     }
 
     /// Zone values of `maxspeed` (country:zone), in km/h. Those meaning "no limit" are absent.

@@ -68,7 +68,7 @@ extension RoadNetwork {
         do {
             progress?("nodes", 0)
             let nodes = try CSVTable(path: nodesPath, required: ["id", "lat", "lon"])
-            let (idc, lac, loc) = (nodes.column("id"), nodes.column("lat"), nodes.column("lon"))
+            let (idc, lac, loc) = try (nodes.column("id"), nodes.column("lat"), nodes.column("lon"))
             index.reserveCapacity(nodes.rows.count)
             for row in nodes.rows {
                 let id = row.fields[idc].trimmingCharacters(in: .whitespaces)
@@ -82,7 +82,7 @@ extension RoadNetwork {
             }
             progress?("edges", 0.2)
             let edges = try CSVTable(path: edgesPath, required: ["from", "to", "length_m", "time_s"])
-            let (fc, tc, lc, sc) = (edges.column("from"), edges.column("to"), edges.column("length_m"), edges.column("time_s"))
+            let (fc, tc, lc, sc) = try (edges.column("from"), edges.column("to"), edges.column("length_m"), edges.column("time_s"))
             draft.edges.reserveCapacity(edges.rows.count)
             for row in edges.rows {
                 func node(_ c: Int) throws(GraphError) -> UInt32 {
@@ -98,8 +98,8 @@ extension RoadNetwork {
                 guard a != b else { continue }  // a loop never shortens a route
                 let piece = draft.addPiece(lat: [draft.latE7[Int(a)], draft.latE7[Int(b)]],
                                            lon: [draft.lonE7[Int(a)], draft.lonE7[Int(b)]], name: 0)
-                draft.edges.append(.init(tail: a, head: b, piece: piece, lengthDm: UInt32((length * 10).rounded(.up)),
-                                         timeMs: UInt32((time * 1000).rounded(.up))))
+                draft.edges.append(.init(tail: a, head: b, piece: piece, lengthDm: UInt32(saturating: length * 10),
+                                         timeMs: UInt32(saturating: time * 1000)))
             }
         } catch let e as GraphError {
             throw e
@@ -129,6 +129,7 @@ struct OSMGraphBuilder {
     var wayUse: [WayUse] = []
     var restrictions: [TurnRestriction] = []
     var skippedRestrictions = 0
+    var implausibleSpeeds = 0
     // Node table: the ids the ways use, sorted, with their coordinates once located.
     var ids: [Int64] = []
     var uses: [UInt8] = []
@@ -142,6 +143,7 @@ struct OSMGraphBuilder {
         for w in block.ways {
             guard w.nodes.count >= 2, let use = profile.use(of: w.tags), use.forward || use.backward else { continue }
             wayIDs.append(w.id); wayNodes += w.nodes; wayNodeStart.append(wayNodes.count); wayUse.append(use)
+            if use.postedSpeedIgnored { implausibleSpeeds += 1 }
         }
         for r in block.relations {
             if let t = TurnRestriction(r) { restrictions.append(t) }
@@ -236,7 +238,7 @@ struct OSMGraphBuilder {
                 }
                 let piece = d.addPiece(lat: points.map { latE7[$0] }, lon: points.map { lonE7[$0] }, name: name)
                 pieceWay.append(w)
-                let dm = UInt32((metres * 10).rounded(.up)), ms = UInt32((metres / (use.speedKmh / 3.6) * 1000).rounded(.up))
+                let dm = UInt32(saturating: metres * 10), ms = UInt32(saturating: metres / (use.speedKmh / 3.6) * 1000)
                 let a = node[points[0]], b = node[i]
                 if use.forward { d.edges.append(.init(tail: a, head: b, piece: piece, lengthDm: dm, timeMs: ms)) }
                 if use.backward { d.edges.append(.init(tail: b, head: a, piece: piece | RoadNetwork.reversedBit, lengthDm: dm, timeMs: ms)) }
@@ -254,6 +256,7 @@ struct OSMGraphBuilder {
     func applyRestrictions(to d: inout NetworkDraft, node: [UInt32], pieceWay: [Int], report: inout BuildReport) {
         var byVia: [UInt32: [TurnRestriction]] = [:]
         report.restrictionsSkipped = skippedRestrictions
+        report.implausibleSpeeds = implausibleSpeeds
         for t in restrictions {
             guard let i = index(of: t.via), node[i] != RoadNetwork.none else { report.restrictionsSkipped += 1; continue }
             byVia[node[i], default: []].append(t)
@@ -300,5 +303,14 @@ struct OSMGraphBuilder {
             }
         }
         if !removed.isEmpty { d.edges = d.edges.enumerated().filter { !removed.contains($0.offset) }.map(\.element) }
+    }
+}
+
+extension UInt32 {
+    /// `x` rounded up, clamped to `0...UInt32.max`; NaN becomes `UInt32.max`. Why: costs
+    /// come from file data and must never trap on conversion.
+    init(saturating x: Double) {
+        let r = x.rounded(.up)
+        if r.isNaN || r >= 4_294_967_295 { self = .max } else if r <= 0 { self = 0 } else { self = UInt32(r) }
     }
 }

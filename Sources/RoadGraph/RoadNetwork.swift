@@ -181,6 +181,9 @@ public struct BuildReport: Sendable, Equatable {
     public var shortcuts = 0
     /// Turn restrictions applied, and those skipped (via ways, ways outside the extract…).
     public var restrictionsApplied = 0, restrictionsSkipped = 0
+    /// Ways whose posted `maxspeed` was below the profile's minimum and was replaced by
+    /// the class default.
+    public var implausibleSpeeds = 0
 }
 
 extension RoadNetwork {

@@ -7,6 +7,21 @@ public struct EntryID: Hashable, Sendable, Comparable, BitwiseCopyable {
     public static func < (a: EntryID, b: EntryID) -> Bool { a.rawValue < b.rawValue }
 }
 
+/// A misuse of an `RTree` that the caller can recover from.
+public enum RTreeError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A bulk load was given arrays of different lengths.
+    case lengthMismatch(coordinates: Int, tags: Int, stamps: Int, payloads: Int)
+    /// An update named an entry that is not live in the tree.
+    case notInTree(EntryID)
+
+    public var description: String {
+        switch self {
+        case let .lengthMismatch(c, t, s, p): "R-tree bulk load: \(c) coordinates, \(t) tags, \(s) stamps and \(p) payloads (they must be equal)"
+        case let .notInTree(e): "R-tree: entry \(e.rawValue) is not in the tree"
+        }
+    }
+}
+
 /// What an entry must match to be returned, checked inside the search so that "the 10
 /// nearest available sedans" never scans the whole set.
 ///
@@ -94,9 +109,10 @@ public struct RTree<Payload: Sendable>: Sendable {
 
     /// Builds a tree from many points at once (see `RTreeCore.init(coordinates:tags:stamps:)`).
     /// Entry ids are the input positions: entry i is `coordinates[i]`.
-    public init(coordinates: [Coordinate], tags: [UInt32], stamps: [Int32], payloads: [Payload]) {
-        precondition(coordinates.count == tags.count && tags.count == stamps.count && stamps.count == payloads.count,
-                     "bulk load arrays differ in length")
+    public init(coordinates: [Coordinate], tags: [UInt32], stamps: [Int32], payloads: [Payload]) throws(RTreeError) {
+        guard coordinates.count == tags.count && tags.count == stamps.count && stamps.count == payloads.count else {
+            throw .lengthMismatch(coordinates: coordinates.count, tags: tags.count, stamps: stamps.count, payloads: payloads.count)
+        }
         core = RTreeCore(coordinates: coordinates, tags: tags, stamps: stamps)
         self.payloads = payloads
     }
@@ -104,17 +120,18 @@ public struct RTree<Payload: Sendable>: Sendable {
     /// The number of live entries.
     public var count: Int { core.count }
 
-    /// The payload of a live entry.
-    public subscript(entry: EntryID) -> Payload {
-        precondition(core.contains(entry), "reading the payload of an entry that is not in the tree")
-        return payloads[Int(entry.rawValue)]
+    /// The payload of a live entry, or nil when `entry` is not in the tree.
+    public subscript(entry: EntryID) -> Payload? {
+        core.contains(entry) ? payloads[Int(entry.rawValue)] : nil
     }
 
-    /// The position of a live entry.
-    public func position(of entry: EntryID) -> Coordinate { core.position(of: entry) }
+    /// The position of a live entry, or nil when `entry` is not in the tree.
+    public func position(of entry: EntryID) -> Coordinate? { core.contains(entry) ? core.position(of: entry) : nil }
 
-    /// The tag and stamp of a live entry.
-    public func tagAndStamp(of entry: EntryID) -> (tag: UInt32, stamp: Int32) { core.tagAndStamp(of: entry) }
+    /// The tag and stamp of a live entry, or nil when `entry` is not in the tree.
+    public func tagAndStamp(of entry: EntryID) -> (tag: UInt32, stamp: Int32)? {
+        core.contains(entry) ? core.tagAndStamp(of: entry) : nil
+    }
 
     /// The number of leaves, empty ones included (for statistics and tests).
     public var leafCount: Int { core.leafCount }
@@ -144,12 +161,16 @@ public struct RTree<Payload: Sendable>: Sendable {
     /// Records a new position for a live entry (a position report); see
     /// `RTreeCore.move(_:to:stamp:)` for what each outcome costs.
     @discardableResult
-    public mutating func move(_ entry: EntryID, to c: Coordinate, stamp: Int32) -> MoveOutcome {
-        core.move(entry, to: c, stamp: stamp)
+    public mutating func move(_ entry: EntryID, to c: Coordinate, stamp: Int32) throws(RTreeError) -> MoveOutcome {
+        guard core.contains(entry) else { throw .notInTree(entry) }
+        return core.move(entry, to: c, stamp: stamp)
     }
 
     /// Changes a live entry's tag (for example a cab's status) in place.
-    public mutating func setTag(_ entry: EntryID, to tag: UInt32) { core.setTag(entry, to: tag) }
+    public mutating func setTag(_ entry: EntryID, to tag: UInt32) throws(RTreeError) {
+        guard core.contains(entry) else { throw .notInTree(entry) }
+        core.setTag(entry, to: tag)
+    }
 
     // MARK: Searches
 
@@ -196,7 +217,7 @@ public struct RTree<Payload: Sendable>: Sendable {
     }
 
     /// Checks the tree's invariants (for tests); returns the first violation, or nil.
-    public func invariantViolation() -> String? {
+    package func invariantViolation() -> String? {
         if let problem = core.invariantViolation() { return problem }
         return payloads.count == core.places.count ? nil : "\(payloads.count) payloads for \(core.places.count) entry ids"
     }

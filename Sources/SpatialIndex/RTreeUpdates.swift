@@ -232,7 +232,7 @@ extension RTreeCore {
     /// bulk load: 49 % in place, 9 % widened, 43 % relocated); stretched boxes overlap, and
     /// a 10-nearest query after one round of moves cost 1.7× the packed tree's.
     mutating func move(_ entry: EntryID, to c: Coordinate, stamp: Int32) -> MoveOutcome {
-        precondition(contains(entry), "moving an entry that is not in the tree")
+        assert(contains(entry), "moving an entry that is not in the tree")  // RTree.move checks
         let e = Int(entry.rawValue)
         positions[e] = c
         let p = frame.point(c)
@@ -260,7 +260,7 @@ extension RTreeCore {
 
     /// Changes an entry's tag (for example a cab's status) in place.
     mutating func setTag(_ entry: EntryID, to tag: UInt32) {
-        precondition(contains(entry), "tagging an entry that is not in the tree")
+        assert(contains(entry), "tagging an entry that is not in the tree")  // RTree.setTag checks
         leafSlots[slotIndex(of: entry.rawValue)].tag = tag
     }
 }

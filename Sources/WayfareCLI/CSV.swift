@@ -13,6 +13,11 @@ extension CSVTable {
         do { self = try CSVTable(path: path, required: required) } catch { throw CLIError(error.description) }
     }
 
+    /// A column's index, failing with a CLI error.
+    func index(of name: String) throws(CLIError) -> Int {
+        do { return try column(name) } catch { throw CLIError(error.description) }
+    }
+
     /// A numeric field, failing with a CLI error.
     func value(_ row: (line: Int, fields: [String]), _ column: Int) throws(CLIError) -> Double {
         do { return try number(row, column) } catch { throw CLIError(error.description) }

@@ -142,7 +142,7 @@ struct BenchGeocode: ParsableCommand {
     func run() throws {
         let accept = try area.filter()
         let csv = try CSVTable(reading: queries, required: ["query"])
-        let q = csv.column("query")
+        let q = try csv.index(of: "query")
         let (la, lo) = (csv.header.firstIndex(of: "near_lat"), csv.header.firstIndex(of: "near_lon"))
         var inputs: [(String, Coordinate?)] = []
         for row in csv.rows {

@@ -54,6 +54,7 @@ struct GraphImport: ParsableCommand {
         print("{\"nodes\":\(report.nodes),\"edges\":\(report.edges),\"dropped_components\":\(report.droppedComponents),"
               + "\"dropped_nodes\":\(report.droppedNodes),\"shortcuts\":\(report.shortcuts),"
               + "\"restrictions_applied\":\(report.restrictionsApplied),\"restrictions_skipped\":\(report.restrictionsSkipped),"
+              + "\"implausible_speeds\":\(report.implausibleSpeeds),"
               + "\"seconds\":\(String(format: "%.2f", seconds)),\"megabytes\":\(String(format: "%.2f", Double(bytes) / 1e6)),"
               + "\"memory_bytes_per_node\":\(network.memoryBytes / max(1, network.nodeCount))}")
     }
@@ -195,7 +196,7 @@ struct BenchRoute: ParsableCommand {
 
     func run() throws {
         let table = try CSVTable(reading: od, required: ["o_lat", "o_lon", "d_lat", "d_lon"])
-        let cols = ["o_lat", "o_lon", "d_lat", "d_lon"].map(table.column)
+        let cols = try ["o_lat", "o_lon", "d_lat", "d_lon"].map { n throws(CLIError) in try table.index(of: n) }
         var pairs: [(Coordinate, Coordinate)] = []
         for row in table.rows {
             let v = try cols.map { c throws(CLIError) in try table.value(row, c) }

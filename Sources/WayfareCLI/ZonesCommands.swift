@@ -79,7 +79,7 @@ func loadZones(_ path: String, source: ZoneSourceOptions) throws -> ZoneSet {
 /// Reads a `lat,lon` CSV into validated coordinates, keeping the original text.
 func readPoints(_ path: String) throws(CLIError) -> (points: [Coordinate], text: [(String, String)]) {
     let table = try CSVTable(reading: path, required: ["lat", "lon"])
-    let la = table.column("lat"), lo = table.column("lon")
+    let la = try table.index(of: "lat"), lo = try table.index(of: "lon")
     var points: [Coordinate] = [], text: [(String, String)] = []
     points.reserveCapacity(table.rows.count)
     for row in table.rows {

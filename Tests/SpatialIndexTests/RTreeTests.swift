@@ -37,7 +37,7 @@ func expectMatches(_ got: [Neighbour], _ truth: [(id: Int, d: Double)], _ pts: [
 }
 
 func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
-    RTree(coordinates: pts, tags: tags ?? Array(repeating: 1, count: pts.count),
+    try! RTree(coordinates: pts, tags: tags ?? Array(repeating: 1, count: pts.count),
           stamps: Array(repeating: 0, count: pts.count), payloads: Array(pts.indices))
 }
 
@@ -84,7 +84,24 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
         #expect(abs(n[0].distance - 22.24) < 0.01)
     }
 
-    @Test func filtersAreAppliedDuringTheSearch() {
+    @Test func misuseIsATypedErrorOrNilNotATrap() throws {
+        let pts = (0..<50).map { Coordinate(unchecked: 60 + Double($0) * 0.001, 24.9) }
+        #expect(throws: RTreeError.lengthMismatch(coordinates: 50, tags: 49, stamps: 50, payloads: 50)) {
+            try RTree(coordinates: pts, tags: Array(repeating: 1, count: 49), stamps: Array(repeating: 0, count: 50), payloads: Array(0..<50))
+        }
+        var tree = build(pts)
+        let gone = EntryID(rawValue: 7), never = EntryID(rawValue: 5_000)
+        #expect(tree.remove(gone) == 7)
+        #expect(tree.remove(gone) == nil)
+        for e in [gone, never, EntryID(rawValue: -1)] {
+            #expect(tree[e] == nil && tree.position(of: e) == nil && tree.tagAndStamp(of: e) == nil)
+            #expect(throws: RTreeError.notInTree(e)) { try tree.move(e, to: pts[0], stamp: 1) }
+            #expect(throws: RTreeError.notInTree(e)) { try tree.setTag(e, to: 2) }
+        }
+        #expect(tree[EntryID(rawValue: 8)] == 8 && tree.invariantViolation() == nil && tree.count == 49)
+    }
+
+    @Test func filtersAreAppliedDuringTheSearch() throws {
         let pts = points(2_000, around: Coordinate(unchecked: 40.7, -73.9), spread: 0.3, clustered: true, seed: 5)
         let tags = pts.indices.map { UInt32(1 << ($0 % 3)) | UInt32(1 << (16 + $0 % 2)) }
         let tree = build(pts, tags: tags)
@@ -94,11 +111,11 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
         expectMatches(tree.nearest(10, to: q, filter: filter), Array(bruteForce(eligible, from: q).prefix(10)), pts, from: q)
         expectMatches(tree.within(1_500, of: q, filter: filter), bruteForce(eligible, from: q).filter { $0.d <= 1_500 }, pts, from: q)
         // A stamp filter: only entries reported at or after 1000.
-        var stamped = RTree<Int>(coordinates: pts, tags: tags, stamps: pts.indices.map { Int32($0) }, payloads: Array(pts.indices))
+        var stamped = try RTree<Int>(coordinates: pts, tags: tags, stamps: pts.indices.map { Int32($0) }, payloads: Array(pts.indices))
         let fresh: [Coordinate?] = pts.indices.map { $0 >= 1_000 ? pts[$0] : nil }
         expectMatches(stamped.nearest(7, to: q, filter: EntryFilter(minimumStamp: 1_000)), Array(bruteForce(fresh, from: q).prefix(7)), pts, from: q)
-        stamped.setTag(EntryID(rawValue: 1_999), to: 1 << 20)
-        #expect(stamped.tagAndStamp(of: EntryID(rawValue: 1_999)) == (1 << 20, 1_999))
+        try stamped.setTag(EntryID(rawValue: 1_999), to: 1 << 20)
+        #expect(stamped.tagAndStamp(of: EntryID(rawValue: 1_999)).map { $0 == (1 << 20, 1_999) } == true)
     }
 
     @Test func boxQueryMatchesBruteForce() throws {
@@ -160,7 +177,7 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
         #expect(tree.nearest(1_000, to: q, within: r).count == got.count)
     }
 
-    @Test func insertRemoveAndMoveKeepTheTreeRight() {
+    @Test func insertRemoveAndMoveKeepTheTreeRight() throws {
         var rng = SeededRandom(seed: 21)
         var pts: [Coordinate?] = []
         var tree = RTree<Int>()
@@ -184,7 +201,7 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
                 let c = Int.random(in: 0..<10, using: &rng) == 0
                     ? Coordinate(unchecked: Double.random(in: 40.5...40.9, using: &rng), Double.random(in: -74.3 ... -73.7, using: &rng))
                     : pts[i]!.destination(bearing: Double.random(in: 0..<360, using: &rng), distance: Double.random(in: 0...250, using: &rng))
-                outcomes[tree.move(EntryID(rawValue: Int32(i)), to: c, stamp: 1), default: 0] += 1
+                outcomes[try tree.move(EntryID(rawValue: Int32(i)), to: c, stamp: 1), default: 0] += 1
                 pts[i] = c
             }
         }
@@ -233,7 +250,7 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
         }
     }
 
-    @Test func movingFleetKeepsLeavesInTheirCells() {
+    @Test func movingFleetKeepsLeavesInTheirCells() throws {
         // A packed clustered fleet driven for three rounds of up to 250 m, at 60° north. The
         // invariants include: every point inside its leaf's cell, sibling cells disjoint.
         let centre = Coordinate(unchecked: 60.17, 24.94)
@@ -245,7 +262,7 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
         for _ in 0..<3 {
             for i in pts.indices {
                 pts[i] = pts[i].destination(bearing: Double.random(in: 0..<360, using: &rng), distance: Double.random(in: 0...250, using: &rng))
-                outcomes[tree.move(EntryID(rawValue: Int32(i)), to: pts[i], stamp: 1), default: 0] += 1
+                outcomes[try tree.move(EntryID(rawValue: Int32(i)), to: pts[i], stamp: 1), default: 0] += 1
             }
         }
         #expect(outcomes.count == 3)
@@ -259,19 +276,19 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
         }
     }
 
-    @Test func cabsGatheringAtOnePointAndLeavingAgain() {
+    @Test func cabsGatheringAtOnePointAndLeavingAgain() throws {
         // 300 cabs drive to one rank, then spread out again: cells flat on one wall appear
         // and inner nodes must still split between them.
         var pts = points(2_000, around: q, spread: 0.2, clustered: true, seed: 31)
         var tree = build(pts)
         let rank = Coordinate(unchecked: 40.7527, -73.9772)
-        for i in 0..<300 { pts[i] = rank; tree.move(EntryID(rawValue: Int32(i)), to: rank, stamp: 1) }
+        for i in 0..<300 { pts[i] = rank; try tree.move(EntryID(rawValue: Int32(i)), to: rank, stamp: 1) }
         #expect(tree.invariantViolation() == nil)
         #expect(tree.within(0, of: rank).count == 300)
         var rng = SeededRandom(seed: 32)
         for i in 0..<300 {
             pts[i] = rank.destination(bearing: Double.random(in: 0..<360, using: &rng), distance: Double.random(in: 0...3_000, using: &rng))
-            tree.move(EntryID(rawValue: Int32(i)), to: pts[i], stamp: 2)
+            try tree.move(EntryID(rawValue: Int32(i)), to: pts[i], stamp: 2)
         }
         #expect(tree.invariantViolation() == nil)
         expectMatches(tree.nearest(25, to: rank), Array(bruteForce(pts, from: rank).prefix(25)), pts, from: rank)
