@@ -91,7 +91,7 @@ package struct BinaryFile: Sendable {
         var failure: String?
         while written < bytes.count, failure == nil {
             let n = bytes.withUnsafeBytes { raw in io.write(fd, raw.baseAddress! + written, raw.count - written) }
-            if n < 0 { failure = io.lastError("writing") } else if n == 0 { failure = "writing: no progress" } else { written += n }
+            if n < 0 { if errno != EINTR { failure = io.lastError("writing") } } else if n == 0 { failure = "writing: no progress" } else { written += n }
         }
         if failure == nil, io.fsync(fd) != 0 { failure = io.lastError("flushing to disk") }
         if io.close(fd) != 0, failure == nil { failure = io.lastError("closing") }

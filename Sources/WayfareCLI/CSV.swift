@@ -1,3 +1,4 @@
+import BinaryFile
 import CSVFile
 import Foundation
 
@@ -30,8 +31,9 @@ func writeOutput(_ text: String, to path: String?) throws(CLIError) {
         FileHandle.standardOutput.write(Data(text.utf8))
         return
     }
-    do { try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-        throw CLIError("\(path): cannot write: \(error.localizedDescription)")
+    // Durable and atomic: readers see the old file or the whole new one, even after a crash.
+    do { try BinaryFile.writeAtomically(Array(text.utf8), to: path) } catch {
+        throw CLIError("\(path): \(error.reason)")
     }
 }
 

@@ -10,5 +10,12 @@ struct Wayfare: ParsableCommand {
                       GeocoderCommand.self, GeocodeCommand.self, ReverseCommand.self, BenchCommand.self])
 }
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// A write past a file-size limit (ulimit -f) should be a one-line "cannot write" error
+// from the failed write(2), not death by SIGXFSZ with a partial file.
+signal(SIGXFSZ, SIG_IGN)
 _ = startTime  // progress times count from here
 Wayfare.main()

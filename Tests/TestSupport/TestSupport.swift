@@ -53,8 +53,10 @@ public struct CommandResult: Sendable {
     public let stderr: String
 }
 
-/// Runs the built `wayfare` binary (it sits next to the test bundle).
-public func runWayfare(_ arguments: [String]) throws -> CommandResult {
+/// Runs the built `wayfare` binary (it sits next to the test bundle). With
+/// `fileSizeLimitBlocks`, it runs under `ulimit -f` (512-byte blocks in POSIX sh), so
+/// that a test can make a real write fail partway, even as root.
+public func runWayfare(_ arguments: [String], fileSizeLimitBlocks: Int? = nil) throws -> CommandResult {
     let binary = Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("wayfare")
     let candidates = [binary,
                       URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wayfare")]
@@ -62,8 +64,13 @@ public func runWayfare(_ arguments: [String]) throws -> CommandResult {
         throw NSError(domain: "wayfare", code: 1, userInfo: [NSLocalizedDescriptionKey: "wayfare binary not found"])
     }
     let process = Process()
-    process.executableURL = exe
-    process.arguments = arguments
+    if let blocks = fileSizeLimitBlocks {
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "ulimit -f \(blocks) && exec \"$0\" \"$@\"", exe.path] + arguments
+    } else {
+        process.executableURL = exe
+        process.arguments = arguments
+    }
     process.currentDirectoryURL = SharedData.projectRoot
     let out = Pipe(), err = Pipe()
     process.standardOutput = out

@@ -64,10 +64,19 @@ private let communes = "Data/monaco/communes.geojson"
     }
 
     @Test func failedWriteLeavesTheOldFileIntact() throws {
+        // 2,000 lookups make about 60 kB of CSV; a 16-block (8 kB) file-size limit fails
+        // the write itself partway (EFBIG), after the input was read and every point looked up.
+        let points = folder.path("p.csv")
+        #expect(try runWayfare(["zones", "sample", wards, "--count", "2000", "--seed", "4", "--out", points]).status == 0)
         let out = folder.write("keep.csv", "precious\n")
-        let r = try runWayfare(["zones", "lookup", wards, "--points", folder.write("b.csv", "lat,lon\n1,2\nx,y\n"), "--out", out])
-        #expect(r.status != 0)
+        let r = try runWayfare(["zones", "lookup", wards, "--points", points, "--out", out], fileSizeLimitBlocks: 16)
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.stderr.contains("keep.csv: cannot write: writing: File too large"), "\(r.stderr)")
         #expect(try String(contentsOfFile: out, encoding: .utf8) == "precious\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasSuffix(".tmp") }.isEmpty)
+        // Without the limit the same command replaces the file whole.
+        #expect(try runWayfare(["zones", "lookup", wards, "--points", points, "--out", out]).status == 0)
+        #expect(try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").count == 2001)
     }
 
     @Test func locatePrintsZoneServiceAreaAndNeighbours() throws {
