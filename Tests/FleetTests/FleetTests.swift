@@ -192,10 +192,12 @@ struct FleetZoneTests {
                 let mid = (lo + hi) / 2
                 if places.favourite(near: home.destination(bearing: bearing, distance: mid)) != nil { lo = mid } else { hi = mid }
             }
-            // The switch happens where the geodesic distance crosses 150 m.
-            let edge = home.destination(bearing: bearing, distance: lo)
-            let d = Geodesic.wgs84.distance(from: home, to: edge)
-            #expect(d <= 150 && d > 149.999, "bearing \(bearing): \(d)")
+            // The switch happens where the ellipsoidal distance crosses 150 m, measured by
+            // Vincenty's formula written in the test kit, not by the code under test.
+            let inside = home.destination(bearing: bearing, distance: lo), outside = home.destination(bearing: bearing, distance: hi)
+            let d = try #require(IndependentGeodesy.vincentyMetres(home.latitude, home.longitude, inside.latitude, inside.longitude))
+            let beyond = try #require(IndependentGeodesy.vincentyMetres(home.latitude, home.longitude, outside.latitude, outside.longitude))
+            #expect(d <= 150 + 1e-6 && d > 149.999 && beyond > 150 - 1e-6, "bearing \(bearing): \(d), \(beyond)")
         }
     }
 

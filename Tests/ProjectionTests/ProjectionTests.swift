@@ -1,5 +1,6 @@
 import Testing
 import Geodesy
+import TestSupport
 @testable import Projection
 
 @Suite struct TransformerTests {
@@ -78,5 +79,23 @@ import Geodesy
         let b = a.destination(bearing: 45, distance: 150)
         let g = Geodesic.wgs84.distance(from: a, to: b)
         #expect(abs(g - 150) < 0.5)
+    }
+
+    @Test func theIndependentVincentyOracleMatchesItsPublishedExample() {
+        // Vincenty's own test line, Flinders Peak to Buninyong (Geoscience Australia's
+        // worked example): 54,972.271 m.
+        let d = IndependentGeodesy.vincentyMetres(-(37 + 57 / 60.0 + 3.72030 / 3600), 144 + 25 / 60.0 + 29.52440 / 3600,
+                                                  -(37 + 39 / 60.0 + 10.15610 / 3600), 143 + 55 / 60.0 + 35.38390 / 3600)
+        #expect(d.map { abs($0 - 54_972.271) < 1e-3 } == true, "\(String(describing: d))")
+    }
+
+    @Test func geodesicDistancesAgreeWithVincentyToAMillimetre() throws {
+        var rng = SeededRandom(seed: 16)
+        for _ in 0..<2_000 {
+            let a = try Coordinate(latitude: .random(in: -80...80, using: &rng), longitude: .random(in: -180...180, using: &rng))
+            let b = a.destination(bearing: .random(in: 0..<360, using: &rng), distance: .random(in: 0...20_000, using: &rng))
+            let oracle = try #require(IndependentGeodesy.vincentyMetres(a.latitude, a.longitude, b.latitude, b.longitude))
+            #expect(abs(Geodesic.wgs84.distance(from: a, to: b) - oracle) < 1e-3, "\(a) → \(b)")
+        }
     }
 }
