@@ -1,6 +1,8 @@
 import BinaryFile
 import CSVFile
 import Foundation
+import Geodesy
+import GeoJSON
 
 /// A CLI failure: one line naming the file, line or field; exits nonzero.
 struct CLIError: Error, CustomStringConvertible {
@@ -50,3 +52,19 @@ func note(_ text: String) {
     let t = String(format: "[%6.2fs] ", Date().timeIntervalSince(startTime))
     FileHandle.standardError.write(Data((t + text + "\n").utf8))
 }
+
+/// A coordinate in degrees as output text: at most 7 decimals (1 cm), trailing zeros
+/// dropped. Why 7: it is the precision OSM stores, and anything longer is float noise
+/// (`7.425472399999999`).
+func degreesText(_ v: Double) -> String {
+    var s = String(format: "%.7f", v)
+    while s.hasSuffix("0") { s.removeLast() }
+    if s.hasSuffix(".") { s.removeLast() }
+    return s == "-0" ? "0" : s
+}
+
+/// The same, as a JSON number.
+func degreesJSON(_ v: Double) -> JSONValue { .number((v * 1e7).rounded() / 1e7) }
+
+/// "lat,lon" with at most 7 decimals each.
+func coordinateText(_ c: Coordinate) -> String { degreesText(c.latitude) + "," + degreesText(c.longitude) }

@@ -30,7 +30,7 @@ struct FleetSample: ParsableCommand {
         func table(_ header: String, _ rows: [Coordinate], ids: Bool) -> String {
             var s = header + "\n"
             s.reserveCapacity(rows.count * 32)
-            for (i, p) in rows.enumerated() { s += ids ? "\(i),\(p.latitude),\(p.longitude)\n" : "\(p.latitude),\(p.longitude)\n" }
+            for (i, p) in rows.enumerated() { s += ids ? "\(i),\(coordinateText(p))\n" : "\(coordinateText(p))\n" }
             return s
         }
         try writeOutput(table("id,lat,lon", cabPoints, ids: true), to: (outDir as NSString).appendingPathComponent("cabs.csv"))

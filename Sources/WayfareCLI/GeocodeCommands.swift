@@ -35,10 +35,10 @@ struct GeocoderSample: ParsableCommand {
         try createFolder(outDir)
         var q = "query,near_lat,near_lon\n"
         for s in t.sampleQueries(queries, seed: seed) {
-            q += "\(csvField(s.text)),\(s.near.map { "\($0.latitude),\($0.longitude)" } ?? ",")\n"
+            q += "\(csvField(s.text)),\(s.near.map(coordinateText) ?? ",")\n"
         }
         var p = "lat,lon\n"
-        for c in t.samplePoints(points, seed: seed &+ 1) { p += "\(c.latitude),\(c.longitude)\n" }
+        for c in t.samplePoints(points, seed: seed &+ 1) { p += "\(coordinateText(c))\n" }
         try writeOutput(q, to: (outDir as NSString).appendingPathComponent("queries.csv"))
         try writeOutput(p, to: (outDir as NSString).appendingPathComponent("points.csv"))
     }
@@ -88,8 +88,8 @@ func loadTable(_ path: String) throws(CLIError) -> GeocoderTable {
 
 extension GeocodeCandidate {
     var json: JSONValue {
-        var members: [(String, JSONValue)] = [("label", .string(label)), ("lat", .number(coordinate.latitude)),
-                                              ("lon", .number(coordinate.longitude)), ("kind", .string(kind.description)),
+        var members: [(String, JSONValue)] = [("label", .string(label)), ("lat", degreesJSON(coordinate.latitude)),
+                                              ("lon", degreesJSON(coordinate.longitude)), ("kind", .string(kind.description)),
                                               ("score", .number((score * 1000).rounded() / 1000))]
         if let precision { members.append(("precision", .string(precision.rawValue))) }
         return .object(members)
@@ -126,7 +126,7 @@ struct ReverseCommand: ParsableCommand {
         let p = try coordinate(point, option: "point")
         let t = try loadTable(table)
         guard let r = t.reverse(p) else { throw CLIError("\(table): the table is empty") }
-        print(JSONValue.object([("label", .string(r.label)), ("lat", .number(r.coordinate.latitude)), ("lon", .number(r.coordinate.longitude)),
+        print(JSONValue.object([("label", .string(r.label)), ("lat", degreesJSON(r.coordinate.latitude)), ("lon", degreesJSON(r.coordinate.longitude)),
                                 ("kind", .string(r.kind.description)), ("distance_m", .number((r.metres * 10).rounded() / 10))]).text)
     }
 }
@@ -162,7 +162,7 @@ struct BenchGeocode: ParsableCommand {
             let (top, ns) = timed { (try? t.geocode(text, near: focus, limit: 1, accept: accept))?.first }
             micros.append(ns / 1000)
             if let c = top {
-                lines += "\(i),\(csvField(c.label)),\(c.coordinate.latitude),\(c.coordinate.longitude),\(c.kind),\(String(format: "%.3f", c.score))\n"
+                lines += "\(i),\(csvField(c.label)),\(coordinateText(c.coordinate)),\(c.kind),\(String(format: "%.3f", c.score))\n"
             } else { notFound += 1; lines += "\(i),,,,,\n" }
         }
         if let out { try writeOutput(lines, to: out) }
@@ -194,7 +194,7 @@ struct BenchReverse: ParsableCommand {
         var lines = "i,label,lat,lon,kind,distance_m\n"
         for (i, r) in answers.enumerated() {
             if let r {
-                lines += "\(i),\(csvField(r.label)),\(r.coordinate.latitude),\(r.coordinate.longitude),\(r.kind),\(String(format: "%.1f", r.metres))\n"
+                lines += "\(i),\(csvField(r.label)),\(coordinateText(r.coordinate)),\(r.kind),\(String(format: "%.1f", r.metres))\n"
             } else { lines += "\(i),,,,,\n" }
         }
         if let out { try writeOutput(lines, to: out) }

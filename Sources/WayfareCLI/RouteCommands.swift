@@ -91,7 +91,7 @@ struct GraphGrid: ParsableCommand {
         let grid = SyntheticGrid(nodes: nodes, seed: seed)
         try createFolder(outDir)
         var n = "id,lat,lon\n"
-        for (i, c) in grid.coordinates.enumerated() { n += "\(i),\(String(format: "%.7f,%.7f", c.latitude, c.longitude))\n" }
+        for (i, c) in grid.coordinates.enumerated() { n += "\(i),\(coordinateText(c))\n" }
         try writeOutput(n, to: (outDir as NSString).appendingPathComponent("nodes.csv"))
         var e = "from,to,length_m,time_s\n"
         for x in grid.edges { e += "\(x.from),\(x.to),\(String(format: "%.2f,%.3f", x.lengthMetres, x.timeSeconds))\n" }
@@ -131,8 +131,7 @@ struct RouteCommand: ParsableCommand {
 }
 
 extension Route {
-    var lineString: JSONValue { .array(geometry.map { .array([.number(rounded($0.longitude)), .number(rounded($0.latitude))]) }) }
-    func rounded(_ v: Double) -> Double { (v * 1e7).rounded() / 1e7 }
+    var lineString: JSONValue { .array(geometry.map { .array([degreesJSON($0.longitude), degreesJSON($0.latitude)]) }) }
     func metres(_ v: Double) -> JSONValue { .number((v * 10).rounded() / 10) }
 
     /// The `wayfare route` answer.

@@ -129,7 +129,7 @@ struct ZonesSample: ParsableCommand {
         let points = ZoneSampler.points(in: set, count: count, insideShare: inside, seed: seed)
         var csv = "lat,lon\n"
         csv.reserveCapacity(count * 24)
-        for p in points { csv += "\(p.latitude),\(p.longitude)\n" }
+        for p in points { csv += "\(coordinateText(p))\n" }
         try writeOutput(csv, to: out)
     }
 }
@@ -152,6 +152,6 @@ struct ZonesLocate: ParsableCommand {
         let zone = set.zone(containing: p)
         let area = try? set.serviceArea(containing: p)
         let neighbours = zone.map { set.neighbours(of: $0).map { json($0) }.joined(separator: ",") } ?? ""
-        print("{\"lat\":\(p.latitude),\"lon\":\(p.longitude),\"zone\":\(json(zone)),\"service_area\":\(json(area)),\"neighbours\":[\(neighbours)]}")
+        print("{\"lat\":\(degreesText(p.latitude)),\"lon\":\(degreesText(p.longitude)),\"zone\":\(json(zone)),\"service_area\":\(json(area)),\"neighbours\":[\(neighbours)]}")
     }
 }

@@ -23,6 +23,11 @@ import TestSupport
         for a in answers { for key in ["label", "lat", "lon", "kind", "score"] { #expect(a[key] != nil, "\(key)") } }
 
         let r = try runWayfare(["reverse", table, "43.7393,7.4277"])
+        // Coordinates in outputs carry at most 7 decimals (it printed 7.425472399999999).
+        let long = try NSRegularExpression(pattern: #""lo?a?t?n?":-?\d+\.\d{8,}"#)
+        for text in [g.stdout, r.stdout] {
+            #expect(long.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) == nil, "\(text)")
+        }
         let reverse = try #require(try json(r.stdout) as? [String: Any])
         for key in ["label", "lat", "lon", "kind", "distance_m"] { #expect(reverse[key] != nil, "\(key)") }
 
