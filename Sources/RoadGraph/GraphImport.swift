@@ -59,8 +59,15 @@ extension RoadNetwork {
     }
 
     /// Imports a graph that does not come from OSM: `nodes` has the columns `id,lat,lon`
-    /// and `edges` `from,to,length_m,time_s`, one directed edge per row (other columns are
-    /// ignored). Each edge is drawn as a straight line between its nodes.
+    /// and `edges` `from,to,length_m,time_s`, one directed edge per row, with an optional
+    /// `wkt` (or `geometry`) column holding the edge's `LINESTRING (lon lat, …)` (other
+    /// columns are ignored). An edge without geometry is drawn straight between its nodes.
+    ///
+    /// Two rows between the same nodes in opposite directions along the same line (as
+    /// exports write a two-way street) become one piece with two edges, each keeping its
+    /// own length and time. A geometry must start within ``maximumGeometryGapMetres`` of
+    /// its `from` node and end as near its `to` node (one drawn the other way round is
+    /// turned); its ends are then moved onto the nodes so that pieces meet exactly.
     public static func importCSV(nodes nodesPath: String, edges edgesPath: String,
                                  progress: ImportProgress? = nil) throws(GraphError) -> (RoadNetwork, BuildReport) {
         var draft = NetworkDraft()
@@ -83,6 +90,7 @@ extension RoadNetwork {
             progress?("edges", 0.2)
             let edges = try CSVTable(path: edgesPath, required: ["from", "to", "length_m", "time_s"])
             let (fc, tc, lc, sc) = try (edges.column("from"), edges.column("to"), edges.column("length_m"), edges.column("time_s"))
+            let gc = edges.optionalColumn("wkt") ?? edges.optionalColumn("geometry")
             draft.edges.reserveCapacity(edges.rows.count)
             for row in edges.rows {
                 func node(_ c: Int) throws(GraphError) -> UInt32 {
@@ -96,10 +104,14 @@ extension RoadNetwork {
                 guard length >= 0, length <= 1e7 else { throw GraphError("\(edgesPath): line \(row.line): length_m \(length) is not between 0 and 10,000,000") }
                 guard time >= 0, time <= 1e6 else { throw GraphError("\(edgesPath): line \(row.line): time_s \(time) is not between 0 and 1,000,000") }
                 guard a != b else { continue }  // a loop never shortens a route
-                let piece = draft.addPiece(lat: [draft.latE7[Int(a)], draft.latE7[Int(b)]],
-                                           lon: [draft.lonE7[Int(a)], draft.lonE7[Int(b)]], name: 0)
-                draft.edges.append(.init(tail: a, head: b, piece: piece, lengthDm: UInt32(saturating: length * 10),
-                                         timeMs: UInt32(saturating: time * 1000)))
+                var lat = [draft.latE7[Int(a)], draft.latE7[Int(b)]], lon = [draft.lonE7[Int(a)], draft.lonE7[Int(b)]]
+                if let gc, !row.fields[gc].trimmingCharacters(in: .whitespaces).isEmpty {
+                    do {
+                        (lat, lon) = try Self.lineString(row.fields[gc], from: (lat[0], lon[0]), to: (lat[1], lon[1]))
+                    } catch { throw GraphError("\(edgesPath): line \(row.line): \(edges.header[gc]): \(error.description)") }
+                }
+                draft.addEdge(tail: a, head: b, lat: lat, lon: lon,
+                              lengthDm: UInt32(saturating: length * 10), timeMs: UInt32(saturating: time * 1000))
             }
         } catch let e as GraphError {
             throw e
@@ -109,6 +121,7 @@ extension RoadNetwork {
             throw GraphError("\(error)")
         }
         guard !draft.edges.isEmpty else { throw GraphError("\(edgesPath): no edges") }
+        draft.unpaired = [:]
         progress?("contracting", 0.5)
         var report = BuildReport()
         let network = RoadNetwork(draft: draft, report: &report)
@@ -312,5 +325,49 @@ extension UInt32 {
     init(saturating x: Double) {
         let r = x.rounded(.up)
         if r.isNaN || r >= 4_294_967_295 { self = .max } else if r <= 0 { self = 0 } else { self = UInt32(r) }
+    }
+}
+
+extension RoadNetwork {
+    /// How far a CSV edge's geometry may start or end from its nodes, in metres.
+    public static let maximumGeometryGapMetres = 50.0
+
+    /// Parses `LINESTRING (lon lat, lon lat, …)` (a `Z` or `M` value per point is read and
+    /// dropped) into E7 arrays running from `from` to `to`, with its ends put on them.
+    static func lineString(_ text: String, from: (Int32, Int32), to: (Int32, Int32)) throws(GraphError) -> ([Int32], [Int32]) {
+        var t = Substring(text.trimmingCharacters(in: .whitespaces))
+        guard t.uppercased().hasPrefix("LINESTRING") else { throw GraphError("expected LINESTRING (lon lat, …), got \"\(t.prefix(30))\"") }
+        t = t.dropFirst("LINESTRING".count).drop(while: \.isWhitespace)
+        for tag in ["ZM", "Z", "M"] where t.uppercased().hasPrefix(tag) { t = t.dropFirst(tag.count).drop(while: \.isWhitespace); break }
+        guard t.first == "(", t.last == ")" else { throw GraphError("a LINESTRING needs its points in parentheses") }
+        var lat: [Int32] = [], lon: [Int32] = []
+        for (k, point) in t.dropFirst().dropLast().split(separator: ",", omittingEmptySubsequences: false).enumerated() {
+            let numbers = point.split(whereSeparator: \.isWhitespace)
+            guard (2...4).contains(numbers.count), let x = Double(numbers[0]), let y = Double(numbers[1]),
+                  (-180...180).contains(x), (-90...90).contains(y) else {
+                throw GraphError("point \(k + 1) \"\(point.trimmingCharacters(in: .whitespaces))\" is not \"lon lat\" on the globe")
+            }
+            let la = Int32((y * 1e7).rounded()), lo = Int32((x * 1e7).rounded())
+            if lat.last == la && lon.last == lo { continue }
+            lat.append(la); lon.append(lo)
+        }
+        guard lat.count >= 2 else { throw GraphError("a LINESTRING needs two distinct points") }
+        func gap(_ i: Int, _ node: (Int32, Int32)) -> Double {
+            Coordinate(unchecked: Double(lat[i]) * 1e-7, Double(lon[i]) * 1e-7)
+                .distance(to: Coordinate(unchecked: Double(node.0) * 1e-7, Double(node.1) * 1e-7))
+        }
+        let last = lat.count - 1, limit = maximumGeometryGapMetres
+        if !(gap(0, from) <= limit && gap(last, to) <= limit) {
+            guard gap(0, to) <= limit && gap(last, from) <= limit else {
+                throw GraphError(String(format: "the line starts %.0f m from its from node and ends %.0f m from its to node (at most %.0f m)",
+                                        gap(0, from), gap(last, to), limit))
+            }
+            lat.reverse(); lon.reverse()
+        }
+        lat[0] = from.0; lon[0] = from.1; lat[last] = to.0; lon[last] = to.1
+        // Moving the ends may have made a first or last step empty.
+        if lat.count > 2, lat[1] == lat[0], lon[1] == lon[0] { lat.remove(at: 1); lon.remove(at: 1) }
+        if lat.count > 2, lat[lat.count - 2] == lat[lat.count - 1], lon[lon.count - 2] == lon[lon.count - 1] { lat.remove(at: lat.count - 2); lon.remove(at: lon.count - 2) }
+        return (lat, lon)
     }
 }

@@ -169,6 +169,35 @@ struct NetworkDraft {
         pieceStart.append(UInt32(pointLatE7.count)); pieceName.append(name)
         return UInt32(pieceName.count - 1)
     }
+
+    /// Pieces drawn from one node to another that carry one edge so far, waiting for the
+    /// opposite edge: keyed by (first node, last node).
+    var unpaired: [UInt64: [UInt32]] = [:]
+
+    /// Adds one directed edge given as its own row (as CSV exports and the synthetic grid
+    /// give them), drawn along `lat`/`lon` (E7, from its tail's point to its head's). When
+    /// an edge runs the other way along the same geometry as an earlier single edge, both
+    /// share that one piece, as an OSM two-way street does. Why: a point snapped onto a
+    /// two-way street must be able to leave (and be reached) both ways, and a point on a
+    /// junction must not be tied to one arbitrary row.
+    mutating func addEdge(tail: UInt32, head: UInt32, lat: [Int32], lon: [Int32], lengthDm: UInt32, timeMs: UInt32) {
+        let back = UInt64(head) << 32 | UInt64(tail)
+        if var waiting = unpaired[back] {
+            for (k, p) in waiting.enumerated() {
+                let a = Int(pieceStart[Int(p)]), b = Int(pieceStart[Int(p) + 1])
+                guard b - a == lat.count,
+                      zip(pointLatE7[a..<b].reversed(), lat).allSatisfy({ $0 == $1 }),
+                      zip(pointLonE7[a..<b].reversed(), lon).allSatisfy({ $0 == $1 }) else { continue }
+                waiting.remove(at: k)
+                unpaired[back] = waiting.isEmpty ? nil : waiting
+                edges.append(.init(tail: tail, head: head, piece: p | RoadNetwork.reversedBit, lengthDm: lengthDm, timeMs: timeMs))
+                return
+            }
+        }
+        let p = addPiece(lat: lat, lon: lon, name: 0)
+        unpaired[UInt64(tail) << 32 | UInt64(head), default: []].append(p)
+        edges.append(.init(tail: tail, head: head, piece: p, lengthDm: lengthDm, timeMs: timeMs))
+    }
 }
 
 /// What building a network kept and dropped.

@@ -131,9 +131,22 @@ public final class Router {
             if i < k { before += l } else if i == k { before += t * l }
             total += l
         }
+        // A point within a few centimetres of a piece's end is at that junction: it seeds
+        // the junction itself, so every road there is open, whichever was nearest. Why:
+        // coordinates copied from a node (at more or fewer decimals than the graph's 1e-7°)
+        // land millimetres off it, on one arbitrary incident road.
+        let first = Int(g.pieceStart[piece]), last = Int(g.pieceStart[piece + 1]) - 1
+        for (end, fraction, segment) in [(first, 0.0, first), (last, 1.0, last - 1)]
+        where g.pointCoordinate(end).distance(to: point) <= Self.junctionMetres {
+            let at = g.pointCoordinate(end)
+            return Snap(coordinate: at, metres: c.distance(to: at), piece: piece, segment: segment, fraction: fraction)
+        }
         return Snap(coordinate: point, metres: c.distance(to: point), piece: piece, segment: k,
                     fraction: total > 0 ? min(1, before / total) : 0)
     }
+
+    /// How near a piece's end a snapped point counts as on the junction (metres).
+    public static let junctionMetres = 0.05
 
     // MARK: Seeds
 

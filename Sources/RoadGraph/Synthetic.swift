@@ -47,9 +47,8 @@ public struct SyntheticGrid: Sendable {
         var d = NetworkDraft()
         for c in coordinates { _ = d.addNode(latE7: Int32((c.latitude * 1e7).rounded()), lonE7: Int32((c.longitude * 1e7).rounded())) }
         for e in edges {
-            let p = d.addPiece(lat: [d.latE7[e.from], d.latE7[e.to]], lon: [d.lonE7[e.from], d.lonE7[e.to]], name: 0)
-            d.edges.append(.init(tail: UInt32(e.from), head: UInt32(e.to), piece: p,
-                                 lengthDm: UInt32((e.lengthMetres * 10).rounded(.up)), timeMs: UInt32((e.timeSeconds * 1000).rounded(.up))))
+            d.addEdge(tail: UInt32(e.from), head: UInt32(e.to), lat: [d.latE7[e.from], d.latE7[e.to]], lon: [d.lonE7[e.from], d.lonE7[e.to]],
+                      lengthDm: UInt32(saturating: e.lengthMetres * 10), timeMs: UInt32(saturating: e.timeSeconds * 1000))
         }
         var report = BuildReport()
         let g = RoadNetwork(draft: d, report: &report)
