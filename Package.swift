@@ -9,7 +9,10 @@ import PackageDescription
 //   OSM (zlib)                  OpenStreetMap PBF and XML readers
 //   RoadGraph                   car profile and road graphs (from OSM or CSV)
 //   Geocoding                   address and place lookup tables (from OSM and a gazetteer)
-//   Zones                       service areas and taxi zones
+//   Zones                       taxi zones and service areas: queries and the zone file (pure Swift)
+//   ZoneImport                  reading, checking and building zones with GEOS and PROJ
+//   Fleet                       cabs, their statuses and nearest-cab queries (pure Swift)
+//   WayfareTestKit              seeded fixtures and baselines for tests, benchmarks and samples
 //   WayfareCLI                  the `wayfare` command line
 let package = Package(
     name: "Wayfare",
@@ -20,12 +23,15 @@ let package = Package(
         .library(name: "Geometry", targets: ["Geometry"]),
         .library(name: "CSVFile", targets: ["CSVFile"]),
         .library(name: "Zones", targets: ["Zones"]),
+        .library(name: "ZoneImport", targets: ["ZoneImport"]),
         .library(name: "SpatialIndex", targets: ["SpatialIndex"]),
         .library(name: "Fleet", targets: ["Fleet"]),
         .library(name: "Favourites", targets: ["Favourites"]),
         .library(name: "OSM", targets: ["OSM"]),
         .library(name: "RoadGraph", targets: ["RoadGraph"]),
         .library(name: "Geocoding", targets: ["Geocoding"]),
+        // Fixtures and baselines for the benchmark package; not part of the engine.
+        .library(name: "WayfareTestKit", targets: ["WayfareTestKit"]),
         .executable(name: "wayfare", targets: ["WayfareCLI"]),
     ],
     dependencies: [
@@ -44,17 +50,20 @@ let package = Package(
         .target(name: "Geometry", dependencies: ["CGEOS", "Geodesy", "GeoJSON"], exclude: ["README.md"]),
         .target(name: "BinaryFile", exclude: ["README.md"]),
         .target(name: "CSVFile", exclude: ["README.md"]),
-        .target(name: "Zones", dependencies: ["BinaryFile", "Geodesy", "GeoJSON", "Projection", "Geometry"], exclude: ["README.md"]),
+        .target(name: "Zones", dependencies: ["BinaryFile", "Geodesy", "GeoJSON"], exclude: ["README.md"]),
+        .target(name: "ZoneImport", dependencies: ["Zones", "Geodesy", "GeoJSON", "Projection", "Geometry"], exclude: ["README.md"]),
         .target(name: "SpatialIndex", dependencies: ["CIntrinsics", "Geodesy", "BinaryFile"], exclude: ["README.md"]),
         .target(name: "Fleet", dependencies: ["SpatialIndex", "Zones", "Geodesy"], exclude: ["README.md"]),
         .target(name: "Favourites", dependencies: ["Geodesy", "Projection"], exclude: ["README.md"]),
         .target(name: "OSM", dependencies: ["CZlib"], exclude: ["README.md"]),
         .target(name: "Geocoding", dependencies: ["OSM", "Geodesy", "SpatialIndex", "BinaryFile", "CSVFile"], exclude: ["README.md"]),
         .target(name: "RoadGraph", dependencies: ["OSM", "Geodesy", "SpatialIndex", "BinaryFile", "CSVFile"], exclude: ["README.md"]),
+        .target(name: "WayfareTestKit", dependencies: ["Geodesy", "Zones", "Geometry", "SpatialIndex", "RoadGraph", "Geocoding"],
+                exclude: ["README.md"]),
         .executableTarget(
             name: "WayfareCLI",
             dependencies: [
-                "Zones", "Geodesy", "GeoJSON", "Projection", "Geometry", "SpatialIndex", "Fleet",
+                "Zones", "ZoneImport", "WayfareTestKit", "Geodesy", "GeoJSON", "Projection", "Geometry", "SpatialIndex", "Fleet",
                 "CSVFile", "OSM", "RoadGraph", "Geocoding", "BinaryFile",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -65,12 +74,12 @@ let package = Package(
         .testTarget(name: "BinaryFileTests", dependencies: ["BinaryFile", "TestSupport"]),
         .testTarget(name: "ProjectionTests", dependencies: ["Projection", "Geodesy", "TestSupport"]),
         .testTarget(name: "GeometryTests", dependencies: ["Geometry", "Geodesy", "GeoJSON"]),
-        .testTarget(name: "ZonesTests", dependencies: ["Zones", "BinaryFile", "Geometry", "Geodesy", "GeoJSON", "Projection", "TestSupport"]),
-        .testTarget(name: "SpatialIndexTests", dependencies: ["SpatialIndex", "BinaryFile", "Geodesy", "TestSupport"]),
-        .testTarget(name: "FleetTests", dependencies: ["Fleet", "Favourites", "SpatialIndex", "Zones", "Geodesy", "Projection", "TestSupport"]),
+        .testTarget(name: "ZonesTests", dependencies: ["Zones", "ZoneImport", "WayfareTestKit", "BinaryFile", "Geometry", "Geodesy", "GeoJSON", "Projection", "TestSupport"]),
+        .testTarget(name: "SpatialIndexTests", dependencies: ["SpatialIndex", "WayfareTestKit", "BinaryFile", "Geodesy", "TestSupport"]),
+        .testTarget(name: "FleetTests", dependencies: ["Fleet", "Favourites", "SpatialIndex", "Zones", "ZoneImport", "WayfareTestKit", "Geodesy", "Projection", "TestSupport"]),
         .testTarget(name: "OSMTests", dependencies: ["OSM", "TestSupport"]),
-        .testTarget(name: "RoadGraphTests", dependencies: ["RoadGraph", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
-        .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
+        .testTarget(name: "RoadGraphTests", dependencies: ["RoadGraph", "WayfareTestKit", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
+        .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "WayfareTestKit", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
         .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "Geodesy", "Zones", "RoadGraph", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

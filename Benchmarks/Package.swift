@@ -11,11 +11,11 @@ let package = Package(
         .package(name: "Wayfare", path: ".."),
     ],
     targets: [
-        benchmark("ZoneLookup", using: ["Zones", "Geodesy"]),
-        benchmark("FleetIndex", using: ["SpatialIndex", "Geodesy"]),
-        benchmark("Routing", using: ["RoadGraph", "Geodesy"]),
+        benchmark("ZoneLookup", using: ["Zones", "ZoneImport", "Geodesy", "WayfareTestKit"]),
+        benchmark("FleetIndex", using: ["SpatialIndex", "Geodesy", "WayfareTestKit"]),
+        benchmark("Routing", using: ["RoadGraph", "Geodesy", "WayfareTestKit"]),
         // Not "Geocoding": target names must be unique across the package graph.
-        benchmark("GeocoderBench", folder: "Geocoding", using: ["Geocoding", "Geodesy", "SpatialIndex"]),
+        benchmark("GeocoderBench", folder: "Geocoding", using: ["Geocoding", "Geodesy", "SpatialIndex", "WayfareTestKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -26,34 +26,34 @@ public enum PlaceKind: UInt8, Sendable, CaseIterable, CustomStringConvertible {
 /// so any number of threads may share one table.
 public struct GeocoderTable: Sendable {
     // Named entries.
-    var entryLabel: [String] = []
-    var entryKind: [UInt8] = []
-    var entryLat: [Double] = []
-    var entryLon: [Double] = []
+    package internal(set) var entryLabel: [String] = []
+    package internal(set) var entryKind: [UInt8] = []
+    package internal(set) var entryLat: [Double] = []
+    package internal(set) var entryLon: [Double] = []
     /// The token ids of each entry's name: entryTokens[entryTokenStart[e] ..< entryTokenStart[e + 1]].
     var entryTokenStart: [UInt32] = [0]
     var entryTokens: [UInt32] = []
     /// The street behind a street entry, or `none`.
-    var entryStreet: [UInt32] = []
+    package internal(set) var entryStreet: [UInt32] = []
 
     // Streets: their addresses (sorted by number) and their lines.
     var streetAddressStart: [UInt32] = [0]
-    var streetLineStart: [UInt32] = [0]
-    var streetEntry: [UInt32] = []
+    package internal(set) var streetLineStart: [UInt32] = [0]
+    package internal(set) var streetEntry: [UInt32] = []
 
     // Addresses.
-    var addressNumber: [String] = []
+    package internal(set) var addressNumber: [String] = []
     var addressNumeric: [Int32] = []
-    var addressLat: [Double] = []
-    var addressLon: [Double] = []
+    package internal(set) var addressLat: [Double] = []
+    package internal(set) var addressLon: [Double] = []
     var addressLabel: [String] = []
-    var addressStreet: [UInt32] = []
+    package internal(set) var addressStreet: [UInt32] = []
 
     // Street geometry: line l runs through points lineStart[l] ..< lineStart[l + 1].
-    var lineStart: [UInt32] = [0]
-    var pointLatE7: [Int32] = []
-    var pointLonE7: [Int32] = []
-    var lineStreet: [UInt32] = []
+    package internal(set) var lineStart: [UInt32] = [0]
+    package internal(set) var pointLatE7: [Int32] = []
+    package internal(set) var pointLonE7: [Int32] = []
+    package internal(set) var lineStreet: [UInt32] = []
 
     // The token dictionary, sorted by UTF-8 bytes, and each token's entries.
     var tokens: [String] = []
@@ -68,7 +68,7 @@ public struct GeocoderTable: Sendable {
     var addressTree = PointTree()
     var cityTree = PointTree()
     var streets = SegmentGrid()
-    var cityEntries: [UInt32] = []
+    package internal(set) var cityEntries: [UInt32] = []
 
     static let none = UInt32.max
 
@@ -258,5 +258,13 @@ public struct GeocoderBuilder {
     func centre(_ s: Street) -> Coordinate { Coordinate(unchecked: (s.minLat + s.maxLat) / 2, (s.minLon + s.maxLon) / 2) }
     func extent(_ s: Street) -> Double {
         Coordinate(unchecked: s.minLat, s.minLon).distance(to: Coordinate(unchecked: s.maxLat, s.maxLon)) / 2
+    }
+}
+
+extension GeocoderTable {
+    /// The gazetteer places' coordinates, in the order `reverse` indexes them (for baselines
+    /// and oracles that need the raw points).
+    public var cityCoordinates: [Coordinate] {
+        cityEntries.map { Coordinate(unchecked: entryLat[Int($0)], entryLon[Int($0)]) }
     }
 }

@@ -43,7 +43,7 @@ public struct RoadNetwork: Sendable {
 
     // Geometry pieces: points pieceStart[p] ..< pieceStart[p + 1], first and last being
     // the end nodes. Edges in both directions of one street share a piece.
-    var pieceStart: [UInt32]
+    package internal(set) var pieceStart: [UInt32]
     var pointLatE7: [Int32]
     var pointLonE7: [Int32]
     /// Index into `names` (0 is the unnamed street "").
@@ -82,7 +82,7 @@ public struct RoadNetwork: Sendable {
         metric == .time ? timeMs[e] : lengthDm[e]
     }
 
-    func pointCoordinate(_ k: Int) -> Coordinate {
+    package func pointCoordinate(_ k: Int) -> Coordinate {
         Coordinate(unchecked: Double(pointLatE7[k]) * 1e-7, Double(pointLonE7[k]) * 1e-7)
     }
 
@@ -350,5 +350,22 @@ enum StrongComponents {
         }
         let best = sizes.indices.max { sizes[$0] < sizes[$1] } ?? -1
         return Largest(member: comp.map { $0 == best }, count: components)
+    }
+}
+
+extension RoadNetwork {
+    /// A network from nodes and directed edges given one row per direction, each drawn
+    /// straight between its nodes (opposite rows share a piece, as in `importCSV`). For the
+    /// test kit's synthetic cities; files go through `importCSV`.
+    package static func build(nodes: [Coordinate], edges: [(from: Int, to: Int, lengthMetres: Double, timeSeconds: Double)]) -> (RoadNetwork, BuildReport) {
+        var d = NetworkDraft()
+        for c in nodes { _ = d.addNode(latE7: Int32((c.latitude * 1e7).rounded()), lonE7: Int32((c.longitude * 1e7).rounded())) }
+        for e in edges where e.from != e.to && nodes.indices.contains(e.from) && nodes.indices.contains(e.to) {
+            d.addEdge(tail: UInt32(e.from), head: UInt32(e.to), lat: [d.latE7[e.from], d.latE7[e.to]], lon: [d.lonE7[e.from], d.lonE7[e.to]],
+                      lengthDm: UInt32(saturating: e.lengthMetres * 10), timeMs: UInt32(saturating: e.timeSeconds * 1000))
+        }
+        d.unpaired = [:]
+        var report = BuildReport()
+        return (RoadNetwork(draft: d, report: &report), report)
     }
 }

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import WayfareTestKit
 import Zones
+import ZoneImport
 
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import CSVFile
 import ArgumentParser
 import Foundation
+import WayfareTestKit
 import Geodesy
 import SpatialIndex
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CSVFile
 import Foundation
+import WayfareTestKit
 import GeoJSON
 import Geocoding
 import Geodesy

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CSVFile
 import Foundation
+import WayfareTestKit
 import GeoJSON
 import Geodesy
 import RoadGraph

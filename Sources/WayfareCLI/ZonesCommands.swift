@@ -1,9 +1,11 @@
 import CSVFile
 import ArgumentParser
 import Foundation
+import WayfareTestKit
 import Geodesy
 import GeoJSON
 import Zones
+import ZoneImport
 
 struct ZonesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -31,6 +31,10 @@ public struct Zone: Hashable, Sendable, CustomStringConvertible {
     public let properties: String
 
     public var description: String { "\(id) \(name)" }
+
+    package init(index: Int, id: String, name: String, properties: String) {
+        self.index = index; self.id = id; self.name = name; self.properties = properties
+    }
 }
 
 /// A service area (a city) is stored exactly like a zone.
@@ -58,6 +62,16 @@ public struct ZoneSet: Sendable, Equatable {
     var areaLayer: PolygonLayer
     var zoneCover: CellCover
     var areaCover: CellCover
+
+    /// A set from checked WGS84 polygons (outer ring first, then holes; `Position` is
+    /// x = longitude, y = latitude), for the importer. The cell covers are built here.
+    package init(zones: [Zone], zonePolygons: [[[[Position]]]], serviceAreas: [Zone], areaPolygons: [[[[Position]]]],
+                 adjacency: [[Int]]) {
+        var zoneLayer = PolygonLayer(), areaLayer = PolygonLayer()
+        for p in zonePolygons { zoneLayer.append(polygons: p) }
+        for p in areaPolygons { areaLayer.append(polygons: p) }
+        self.init(zones: zones, zoneLayer: zoneLayer, serviceAreas: serviceAreas, areaLayer: areaLayer, adjacency: adjacency)
+    }
 
     init(zones: [Zone], zoneLayer: PolygonLayer, serviceAreas: [Zone], areaLayer: PolygonLayer,
          adjacency: [[Int]], zoneCover: CellCover? = nil, areaCover: CellCover? = nil) {
@@ -134,7 +148,7 @@ public struct ZoneSet: Sendable, Equatable {
 
     /// The exact test without the cover: the lowest-index zone covering the point, found by
     /// testing every zone. For checks and for measuring what the cover buys.
-    public func zoneIndexByScan(longitude: Double, latitude: Double) -> Int {
+    package func zoneIndexByScan(longitude: Double, latitude: Double) -> Int {
         for f in 0..<zoneLayer.featureCount where zoneLayer.covers(x: longitude, y: latitude, feature: f) { return f }
         return -1
     }
@@ -149,5 +163,18 @@ public struct ZoneSet: Sendable, Equatable {
         let b = zone.index * 4
         return BoundingBox(unchecked: zoneLayer.bounds[b + 1], zoneLayer.bounds[b],
                            zoneLayer.bounds[b + 3], zoneLayer.bounds[b + 2])
+    }
+}
+
+extension ZoneSet {
+    /// The bounding box of all zones (an empty set gives a zero-sized box at 0°, 0°).
+    public var bounds: BoundingBox {
+        var box = BoundingBox(unchecked: 0, 0, 0, 0)
+        for f in 0..<zoneLayer.featureCount {
+            let b = BoundingBox(unchecked: zoneLayer.bounds[4 * f + 1], zoneLayer.bounds[4 * f],
+                                zoneLayer.bounds[4 * f + 3], zoneLayer.bounds[4 * f + 2])
+            if f == 0 { box = b } else { box.formUnion(b) }
+        }
+        return box
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import ZoneImport
 import Geodesy
 import Projection
 import TestSupport

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WayfareTestKit
 import Geodesy
 import OSM
 import TestSupport

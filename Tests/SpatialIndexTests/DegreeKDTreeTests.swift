@@ -1,4 +1,5 @@
 import Testing
+import WayfareTestKit
 import Geodesy
 @testable import SpatialIndex
 

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 @testable import Zones
+@testable import ZoneImport
 
 /// GeoJSON text for a FeatureCollection of polygons given as WKT-like rings.
 func featureCollection(_ features: [(id: String, rings: [[(Double, Double)]])], crs: String? = nil) -> String {

@@ -1,6 +1,8 @@
 import BinaryFile
 import Foundation
 import Testing
+import WayfareTestKit
+@testable import ZoneImport
 import Geodesy
 import TestSupport
 @testable import Zones

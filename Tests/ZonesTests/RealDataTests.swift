@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+@testable import ZoneImport
+import WayfareTestKit
+@testable import ZoneImport
 import Geodesy
 import GeoJSON
 import Geometry

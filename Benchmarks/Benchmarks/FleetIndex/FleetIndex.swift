@@ -1,4 +1,5 @@
 import Benchmark
+import WayfareTestKit
 import Geodesy
 import SpatialIndex
 

@@ -1,4 +1,5 @@
 import Benchmark
+import WayfareTestKit
 import Foundation
 import Geocoding
 import Geodesy

@@ -1,7 +1,9 @@
 import Benchmark
+import WayfareTestKit
 import Foundation
 import Geodesy
 import Zones
+import ZoneImport
 
 // Zone lookup on the 263 NYC taxi zones (EPSG:2263, transformed by Wayfare's PROJ code) with
 // 1,000,000 seeded points, 70 % inside zones: Wayfare's cell cover against the plain GEOS

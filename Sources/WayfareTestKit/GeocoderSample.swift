@@ -1,4 +1,5 @@
 import Geodesy
+import Geocoding
 
 /// One sampled forward query: the text a passenger typed and, for some, their position.
 public struct SampledQuery: Sendable, Equatable {
@@ -96,13 +97,5 @@ extension GeocoderTable {
         letters[i] = replacement
         words[w] = String(letters)
         return words.joined(separator: " ")
-    }
-}
-
-extension GeocoderTable {
-    /// The gazetteer places' coordinates, in the order `reverse` indexes them (for baselines
-    /// and oracles that need the raw points).
-    public var cityCoordinates: [Coordinate] {
-        cityEntries.map { Coordinate(unchecked: entryLat[Int($0)], entryLon[Int($0)]) }
     }
 }

@@ -1,4 +1,5 @@
 import Geometry
+import Zones
 
 /// The plain GEOS way to find a point's zone, kept as the baseline and the oracle:
 /// either an STR tree of envelopes plus prepared `covers` (indexed), or `covers` against

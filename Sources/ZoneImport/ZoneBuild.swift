@@ -1,4 +1,5 @@
 import Foundation
+import Zones
 import Geodesy
 import GeoJSON
 import Geometry
@@ -22,7 +23,6 @@ extension ZoneImporter {
         progress?("built \(zoneGeometries.count) zones")
 
         // Final WGS84 rings; they define the ZoneSet.
-        var zoneLayer = PolygonLayer()
         var zones: [Zone] = []
         var allZoneRings: [[[[Position]]]] = []
         for (i, g) in zoneGeometries.enumerated() {
@@ -31,7 +31,6 @@ extension ZoneImporter {
                 throw .badInput(place: "\(source): zone \(sources[i].id)", reason: error.description)
             }
             allZoneRings.append(rings)
-            zoneLayer.append(polygons: rings)
             zones.append(Zone(index: i, id: sources[i].id, name: sources[i].name, properties: sources[i].properties))
         }
 
@@ -76,9 +75,7 @@ extension ZoneImporter {
                       explicitAreas: areaSources != nil, options: options, source: source, report: &report)
         progress?("checked gaps and service areas")
         report.serviceAreas = areas.count
-        var areaLayer = PolygonLayer()
-        for r in areaRings { areaLayer.append(polygons: r) }
-        let set = ZoneSet(zones: zones, zoneLayer: zoneLayer, serviceAreas: areas, areaLayer: areaLayer,
+        let set = ZoneSet(zones: zones, zonePolygons: allZoneRings, serviceAreas: areas, areaPolygons: areaRings,
                           adjacency: adjacency)
         progress?("built the cell cover")
         return (set, report)

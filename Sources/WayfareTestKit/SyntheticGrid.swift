@@ -1,5 +1,6 @@
 import Foundation
 import Geodesy
+import RoadGraph
 
 /// A seeded synthetic city laid out as a jittered grid, for measuring how routing scales
 /// with graph size: 120 m blocks, 30 km/h streets (a tenth of them one-way), 50 km/h
@@ -44,15 +45,7 @@ public struct SyntheticGrid: Sendable {
 
     /// The grid as a routable network (largest strongly connected part, contracted).
     public func network() -> (RoadNetwork, BuildReport) {
-        var d = NetworkDraft()
-        for c in coordinates { _ = d.addNode(latE7: Int32((c.latitude * 1e7).rounded()), lonE7: Int32((c.longitude * 1e7).rounded())) }
-        for e in edges {
-            d.addEdge(tail: UInt32(e.from), head: UInt32(e.to), lat: [d.latE7[e.from], d.latE7[e.to]], lon: [d.lonE7[e.from], d.lonE7[e.to]],
-                      lengthDm: UInt32(saturating: e.lengthMetres * 10), timeMs: UInt32(saturating: e.timeSeconds * 1000))
-        }
-        var report = BuildReport()
-        let g = RoadNetwork(draft: d, report: &report)
-        return (g, report)
+        RoadNetwork.build(nodes: coordinates, edges: edges.map { ($0.from, $0.to, $0.lengthMetres, $0.timeSeconds) })
     }
 }
 

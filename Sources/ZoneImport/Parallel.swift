@@ -1,4 +1,5 @@
 import Foundation
+import Zones
 
 /// Runs `background` on a second thread while `foreground` runs on this one, and returns
 /// both results. Used by the import to overlap GEOS work on the machine's two cores.

@@ -1,4 +1,5 @@
 import Geodesy
+import Zones
 
 /// Seeded random points over a zone set, for tests and benchmarks.
 public enum ZoneSampler {
@@ -24,18 +25,5 @@ public enum ZoneSampler {
         // Interleave inside and uniform points so no run of the input is all one kind.
         out.shuffle(using: &rng)
         return out
-    }
-}
-
-extension ZoneSet {
-    /// The bounding box of all zones.
-    public var bounds: BoundingBox {
-        var box = BoundingBox(unchecked: 0, 0, 0, 0)
-        for f in 0..<zoneLayer.featureCount {
-            let b = BoundingBox(unchecked: zoneLayer.bounds[4 * f + 1], zoneLayer.bounds[4 * f],
-                                zoneLayer.bounds[4 * f + 3], zoneLayer.bounds[4 * f + 2])
-            if f == 0 { box = b } else { box.formUnion(b) }
-        }
-        return box
     }
 }

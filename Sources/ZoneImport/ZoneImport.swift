@@ -1,4 +1,5 @@
 import Foundation
+import Zones
 import Geodesy
 import GeoJSON
 import Geometry
