@@ -67,7 +67,7 @@ let package = Package(
                 "CSVFile", "OSM", "RoadGraph", "Geocoding", "BinaryFile",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["BinaryFile"], path: "Tests/TestSupport"),
         .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"]),
         .testTarget(name: "GeoJSONTests", dependencies: ["GeoJSON"]),
         .testTarget(name: "CSVFileTests", dependencies: ["CSVFile"]),

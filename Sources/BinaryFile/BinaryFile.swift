@@ -148,15 +148,40 @@ extension Array where Element == UInt8 {
 
 /// Appends counts, arrays of plain values and strings to a payload.
 package struct BinaryWriter {
+    /// Where one value or array lies in the payload, and what it holds.
+    ///
+    /// Why: the structure-aware fuzz tests mutate a payload field by field (a count, a float
+    /// to NaN, an index out of range) instead of flipping blind bytes, so that most mutants
+    /// get past the parser and reach the value checks and the queries.
+    package struct Field: Sendable, Equatable {
+        package enum Kind: Sendable, Equatable {
+            /// A UInt64 count or scalar.
+            case count
+            /// `count` elements of `size` bytes each; `isFloat` for Float and Double arrays.
+            case elements(size: Int, count: Int, isFloat: Bool)
+        }
+        package let offset: Int
+        package let kind: Kind
+    }
+
     package var bytes: [UInt8] = []
+    /// Every field appended so far, in order.
+    package private(set) var fields: [Field] = []
     package init() {}
 
-    package mutating func int(_ v: Int) { bytes.append(littleEndian: UInt64(v)) }
+    package mutating func int(_ v: Int) {
+        fields.append(Field(offset: bytes.count, kind: .count))
+        bytes.append(littleEndian: UInt64(v))
+    }
 
     /// A count, then the elements' bytes as they lie in memory (little-endian machines only,
     /// which is every machine Swift runs Wayfare on).
     package mutating func array<T: BitwiseCopyable>(_ a: [T]) {
         int(a.count)
+        if !a.isEmpty {
+            fields.append(Field(offset: bytes.count,
+                                kind: .elements(size: MemoryLayout<T>.stride, count: a.count, isFloat: T.self is any BinaryFloatingPoint.Type)))
+        }
         a.withUnsafeBytes { bytes.append(contentsOf: $0) }
     }
 

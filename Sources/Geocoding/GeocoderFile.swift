@@ -9,10 +9,15 @@ import Foundation
 /// its postings, the typo index, and the spatial indexes as they lie in memory (so loading
 /// builds nothing). Every index a search can follow is checked on load.
 public enum GeocoderFile {
-    static let container = BinaryFile(magic: "WFGEOCO\0", version: 2, kind: "geocoder table")
+    package static let container = BinaryFile(magic: "WFGEOCO\0", version: 2, kind: "geocoder table")
     public static var version: UInt32 { container.version }
 
     public static func encode(_ t: GeocoderTable) -> [UInt8] {
+        container.wrap(payload(t).bytes)
+    }
+
+    /// The payload before it is wrapped, with the layout of its fields (for the fuzz tests).
+    package static func payload(_ t: GeocoderTable) -> BinaryWriter {
         var w = BinaryWriter()
         func strings(_ a: [String]) { w.int(a.count); for s in a { w.string(s) } }
         strings(t.entryLabel); w.array(t.entryKind); w.array(t.entryLat); w.array(t.entryLon)
@@ -24,7 +29,7 @@ public enum GeocoderFile {
         strings(t.tokens); w.array(t.tokenEntryStart); w.array(t.tokenEntries)
         w.array(t.deletionHash); w.array(t.deletionToken)
         t.addressTree.write(to: &w); t.cityTree.write(to: &w); t.streets.write(to: &w)
-        return container.wrap(w.bytes)
+        return w
     }
 
     public static func decode(_ bytes: [UInt8], path: String) throws(GeocoderError) -> GeocoderTable {

@@ -10,12 +10,17 @@ import Foundation
 /// validation of every index a query can follow, so a crafted file cannot make a query
 /// read out of bounds; the snapping index and heuristic scales are rebuilt (milliseconds).
 public enum GraphFile {
-    static let container = BinaryFile(magic: "WFGRAPH\0", version: 1, kind: "graph file")
+    package static let container = BinaryFile(magic: "WFGRAPH\0", version: 1, kind: "graph file")
     /// Bumped whenever the payload layout changes; other versions are refused.
     public static var version: UInt32 { container.version }
 
     /// Serialises a network.
     public static func encode(_ g: RoadNetwork) -> [UInt8] {
+        container.wrap(payload(g).bytes)
+    }
+
+    /// The payload before it is wrapped, with the layout of its fields (for the fuzz tests).
+    package static func payload(_ g: RoadNetwork) -> BinaryWriter {
         var w = BinaryWriter()
         w.array(g.latE7); w.array(g.lonE7)
         w.array(g.firstOut); w.array(g.head); w.array(g.tail); w.array(g.lengthDm); w.array(g.timeMs); w.array(g.edgePiece)
@@ -30,7 +35,7 @@ public enum GraphFile {
             w.array(h.upFirst); w.array(h.up); w.array(h.downFirst); w.array(h.down)
             w.array(h.shortcutFirst); w.array(h.shortcutSecond)
         }
-        return container.wrap(w.bytes)
+        return w
     }
 
     /// Reads a network back; a foreign, truncated, corrupt or other-version file is a

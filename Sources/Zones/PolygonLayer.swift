@@ -98,7 +98,10 @@ struct PolygonLayer: Sendable, Equatable {
     @inline(__always)
     private func band(_ y: Double, _ minY: Double, _ inv: Double, _ count: Int) -> Int {
         let b = (y - minY) * inv
-        return b <= 0 ? 0 : min(count - 1, Int(b))
+        // Saturating: a huge band density from a file (finite but 1e300) must not trap, and
+        // NaN fails the first test.
+        guard b > 0 else { return 0 }
+        return b < Double(count) ? Int(b) : count - 1
     }
 
     /// Where (x, y) lies relative to feature f. Identical to GEOS's point-in-area rule

@@ -9,12 +9,17 @@ import Foundation
 /// Everything the engine needs is stored, cover included, so loading is a read, a
 /// checksum and array copies: no geometry work.
 public enum ZoneFile {
-    static let container = BinaryFile(magic: "WFZONES\0", version: 1, kind: "zone file")
+    package static let container = BinaryFile(magic: "WFZONES\0", version: 1, kind: "zone file")
     /// Bumped whenever the payload layout changes; other versions are refused.
     public static var version: UInt32 { container.version }
 
     /// Serialises a zone set.
     public static func encode(_ set: ZoneSet) -> [UInt8] {
+        container.wrap(payload(set).bytes)
+    }
+
+    /// The payload before it is wrapped, with the layout of its fields (for the fuzz tests).
+    package static func payload(_ set: ZoneSet) -> BinaryWriter {
         var w = BinaryWriter()
         w.zones(set.zones)
         w.zones(set.serviceAreas)
@@ -24,7 +29,7 @@ public enum ZoneFile {
         w.layer(set.areaLayer)
         w.cover(set.zoneCover)
         w.cover(set.areaCover)
-        return container.wrap(w.bytes)
+        return w
     }
 
     /// Reads a zone set back; a foreign, truncated or corrupt file is a clear error.
@@ -150,7 +155,8 @@ extension CellCover {
         let blocks = fine.count >> (2 * Self.fineShift)
         let lists = candidateStart.count - 1
         guard [minX, minY].allSatisfy(\.isFinite), [invFineWidth, invFineHeight].allSatisfy({ $0.isFinite && $0 > 0 }),
-              columns >= 0, rows >= 0, coarse.count == columns * rows, fine.count == blocks << (2 * Self.fineShift),
+              columns >= 0, rows >= 0,
+              case let (cells, overflow) = columns.multipliedReportingOverflow(by: rows), !overflow, coarse.count == cells, fine.count == blocks << (2 * Self.fineShift),
               blockListBase.count == blocks, Validate.offsets(candidateStart, limit: candidates.count),
               coarse.allSatisfy({ $0 & Self.blockTag == 0 ? Int($0) <= features : Int($0 & ~Self.blockTag) < blocks }),
               candidates.allSatisfy({ Int($0 & ~Self.wholeCellFlag) < features })
