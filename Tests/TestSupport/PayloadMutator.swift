@@ -53,7 +53,13 @@ public struct PayloadMutator {
                 store(&bytes, field.offset + i * size, size, b); store(&bytes, field.offset + j * size, size, a)
                 return "swap@\(field.offset)[\(i),\(j)]"
             }
-            let i = below(count), at = field.offset + i * size
+            let stride = size
+            var at = field.offset + below(count) * stride, size = size
+            if size > 8 {
+                // A struct element (a tree node): change one of its words.
+                let word = size % 8 == 0 ? 8 : 4
+                at += below(size / word) * word; size = word
+            }
             let old = load(bytes, at, size)
             let v: UInt64
             if isFloat && size == 8 {
@@ -66,7 +72,8 @@ public struct PayloadMutator {
                 v = UInt64(choices[below(choices.count)].bitPattern)
             } else {
                 let mask: UInt64 = size == 8 ? .max : (1 << UInt64(size * 8)) - 1
-                let other = load(bytes, field.offset + below(count) * size, size)
+                // Another element's value (same word within it), as a duplicated index would be.
+                let other = load(bytes, field.offset + below(count) * stride + (at - field.offset) % stride, size)
                 let signedMax = mask >> 1
                 let choices: [UInt64] = [0, mask, signedMax, signedMax &+ 1, old &+ 1, old &- 1, other,
                                          UInt64(count), UInt64(count &+ 1), UInt64(below(2 * count + 2)),
