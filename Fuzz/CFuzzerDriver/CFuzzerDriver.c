@@ -1,0 +1,2 @@
+// Only the header matters: LLVMFuzzerRunDriver comes from libFuzzer (-sanitize=fuzzer).
+#include "CFuzzerDriver.h"
