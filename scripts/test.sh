@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every test: the whole suite, then the concurrency tests again under ThreadSanitizer.
+# Every test: the whole suite, then the concurrency tests again under ThreadSanitizer, then
+# each libFuzzer harness for 30 s (scripts/fuzz.sh).
 # Installs GEOS and PROJ first if they are missing. Real-data tests read ../shared/data
 # and skip, saying so, when it is absent.
 set -euo pipefail
@@ -17,3 +18,5 @@ if ! grep -q "Test run with $expected_tsan_tests tests" "$log"; then
     echo "ThreadSanitizer step: expected $expected_tsan_tests tests to run; see the log above" >&2
     exit 1
 fi
+echo "== libFuzzer: every loader for 30 s"
+bash scripts/fuzz.sh 30

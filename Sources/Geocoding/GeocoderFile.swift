@@ -9,7 +9,7 @@ import Foundation
 /// its postings, the typo index, and the spatial indexes as they lie in memory (so loading
 /// builds nothing). Every index a search can follow is checked on load.
 public enum GeocoderFile {
-    package static let container = BinaryFile(magic: "WFGEOCO\0", version: 2, kind: "geocoder table")
+    package static let container = BinaryFile(magic: "WFGEOCO\0", version: 3, kind: "geocoder table")
     public static var version: UInt32 { container.version }
 
     public static func encode(_ t: GeocoderTable) -> [UInt8] {
@@ -23,7 +23,7 @@ public enum GeocoderFile {
         strings(t.entryLabel); w.array(t.entryKind); w.array(t.entryLat); w.array(t.entryLon)
         w.array(t.entryTokenStart); w.array(t.entryTokens); w.array(t.entryStreet)
         w.array(t.streetAddressStart); w.array(t.streetLineStart); w.array(t.streetEntry)
-        strings(t.addressNumber); w.array(t.addressNumeric); w.array(t.addressLat); w.array(t.addressLon)
+        strings(t.addressNumber); strings(t.addressForm); w.array(t.addressNumeric); w.array(t.addressLat); w.array(t.addressLon)
         strings(t.addressLabel); w.array(t.addressStreet)
         w.array(t.lineStart); w.array(t.pointLatE7); w.array(t.pointLonE7); w.array(t.lineStreet)
         strings(t.tokens); w.array(t.tokenEntryStart); w.array(t.tokenEntries)
@@ -47,7 +47,7 @@ public enum GeocoderFile {
             t.entryLabel = try strings(); t.entryKind = try r.array(); t.entryLat = try r.array(); t.entryLon = try r.array()
             t.entryTokenStart = try r.array(); t.entryTokens = try r.array(); t.entryStreet = try r.array()
             t.streetAddressStart = try r.array(); t.streetLineStart = try r.array(); t.streetEntry = try r.array()
-            t.addressNumber = try strings(); t.addressNumeric = try r.array(); t.addressLat = try r.array(); t.addressLon = try r.array()
+            t.addressNumber = try strings(); t.addressForm = try strings(); t.addressNumeric = try r.array(); t.addressLat = try r.array(); t.addressLon = try r.array()
             t.addressLabel = try strings(); t.addressStreet = try r.array()
             t.lineStart = try r.array(); t.pointLatE7 = try r.array(); t.pointLonE7 = try r.array(); t.lineStreet = try r.array()
             t.tokens = try strings(); t.tokenEntryStart = try r.array(); t.tokenEntries = try r.array()
@@ -90,7 +90,7 @@ extension GeocoderTable {
             && offsets(entryTokenStart, count: e, limit: entryTokens.count) && entryTokens.allSatisfy { Int($0) < k }
             && entryStreet.allSatisfy { $0 == Self.none || Int($0) < s } && streetEntry.allSatisfy { Int($0) < e }
             && offsets(streetAddressStart, count: s, limit: a) && offsets(streetLineStart, count: s, limit: l)
-            && addressNumber.count == a && addressNumeric.count == a && addressLat.count == a && addressLon.count == a
+            && addressNumber.count == a && addressForm.count == a && addressNumeric.count == a && addressLat.count == a && addressLon.count == a
             && addressStreet.allSatisfy { Int($0) < s } && addressStreet.count == a
             && offsets(lineStart, count: l, limit: pointLatE7.count, minimumStep: 2) && lineStreet.allSatisfy { Int($0) < s }
             && offsets(tokenEntryStart, count: k, limit: tokenEntries.count) && tokenEntries.allSatisfy { Int($0) < e }

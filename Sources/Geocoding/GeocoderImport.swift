@@ -56,12 +56,10 @@ extension GeocoderBuilder {
             let line = w.nodes.compactMap { located[$0] }
             guard !line.isEmpty else { continue }
             if let name = w.tags["name"], w.tags["highway"] != nil { addStreet(name: name, line: line) }
-            // A building or area: its representative point is the mean of its nodes.
-            let distinct = line.first! == line.last! && line.count > 1 ? Array(line.dropLast()) : line
-            let lat = distinct.reduce(0.0) { $0 + Double($1.0) } / Double(distinct.count) * 1e-7
-            let lon = distinct.reduce(0.0) { $0 + Double($1.1) } / Double(distinct.count) * 1e-7
-            if w.tags["highway"] == nil { add(tags: w.tags, at: Coordinate(unchecked: lat, lon)) }
-            else if w.tags["addr:housenumber"] != nil { add(tags: w.tags.filter { $0.key.hasPrefix("addr:") }, at: Coordinate(unchecked: lat, lon)) }
+            // A building or area: its centroid, or a point on its surface (see RepresentativePoint).
+            let point = RepresentativePoint.of(line)
+            if w.tags["highway"] == nil { add(tags: w.tags, at: point) }
+            else if w.tags["addr:housenumber"] != nil { add(tags: w.tags.filter { $0.key.hasPrefix("addr:") }, at: point) }
         }
     }
 
@@ -74,10 +72,18 @@ extension GeocoderBuilder {
     /// An address and/or a named place from one object's tags.
     mutating func add(tags: [OSMTag], at c: Coordinate) {
         if let number = tags["addr:housenumber"], let street = tags["addr:street"] ?? tags["addr:place"] {
-            // "12;14" or "12-14": each number is an address at the same point.
-            for n in number.split(whereSeparator: { $0 == ";" || $0 == "," }) {
-                let trimmed = n.trimmingCharacters(in: .whitespaces)
-                if !trimmed.isEmpty { addAddress(number: trimmed, street: street, postcode: tags["addr:postcode"], city: tags["addr:city"], at: c) }
+            // "12;14", or "12,14": each number is an address at the same point. A comma
+            // followed by words ("33, Floor 1") is part of one number, not a list.
+            for part in number.split(separator: ";") {
+                let items = part.split(separator: ",")
+                let isList = items.allSatisfy { item in
+                    let split = Normalizer.splitHouseNumber(Normalizer.tokens(String(item)))
+                    return split.number != nil && split.rest.isEmpty
+                }
+                for n in isList ? items : [part] {
+                    let trimmed = n.trimmingCharacters(in: .whitespaces)
+                    if !trimmed.isEmpty { addAddress(number: trimmed, street: street, postcode: tags["addr:postcode"], city: tags["addr:city"], at: c) }
+                }
             }
         }
         if isPlace(tags), let name = tags["name"] {

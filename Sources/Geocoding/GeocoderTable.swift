@@ -43,6 +43,9 @@ public struct GeocoderTable: Sendable {
 
     // Addresses.
     package internal(set) var addressNumber: [String] = []
+    /// The number as tagged, normalised ("14-20", "12a"): a query typed the same way
+    /// ranks this address above others sharing its `addressNumber` ("14").
+    var addressForm: [String] = []
     var addressNumeric: [Int32] = []
     package internal(set) var addressLat: [Double] = []
     package internal(set) var addressLon: [Double] = []
@@ -213,7 +216,8 @@ public struct GeocoderBuilder {
                 var label = "\(a.number) \(a.street)"
                 let place = [a.postcode, a.city].compactMap { $0 }.joined(separator: " ")
                 if !place.isEmpty { label += ", " + place }
-                t.addressNumber.append(Self.houseNumberKey(a.number)); t.addressNumeric.append(Int32(Normalizer.numericPart(a.number) ?? -1))
+                t.addressNumber.append(Self.houseNumberKey(a.number)); t.addressForm.append(Self.houseNumberForm(a.number))
+                t.addressNumeric.append(Int32(Normalizer.numericPart(a.number) ?? -1))
                 t.addressLat.append(a.lat); t.addressLon.append(a.lon); t.addressLabel.append(label); t.addressStreet.append(UInt32(s))
             }
             t.streetAddressStart.append(UInt32(t.addressLabel.count))
@@ -253,6 +257,15 @@ public struct GeocoderBuilder {
     /// "14-20" → "14").
     static func houseNumberKey(_ number: String) -> String {
         Normalizer.splitHouseNumber(Normalizer.tokens(number)).number ?? Normalizer.fold(number).filter { $0.isLetter || $0.isNumber }
+    }
+
+    /// A house number as tagged, read as a query reads it ("14 - 20" → "14-20"), with any
+    /// words that follow it ("33, pohjakerros" → "33-pohjakerros"), so that only a tag
+    /// typed exactly is preferred.
+    static func houseNumberForm(_ number: String) -> String {
+        let split = Normalizer.splitHouseNumber(Normalizer.tokens(number))
+        guard let form = split.form else { return houseNumberKey(number) }
+        return ([form] + split.rest).joined(separator: "-")
     }
 
     func centre(_ s: Street) -> Coordinate { Coordinate(unchecked: (s.minLat + s.maxLat) / 2, (s.minLon + s.maxLon) / 2) }

@@ -58,16 +58,18 @@ public enum Normalizer {
 
     /// The house number of a query, if it has one, and the other tokens. A suffix typed
     /// apart ("12 bis", "12 A") joins its number; later numbers (the end of a range, as in
-    /// "14-20", or a floor) are dropped.
+    /// "14-20", or a floor) are dropped from `number` but kept in `form`, the number as
+    /// typed ("14-20"), so that an address tagged as a range can be told from its first
+    /// number.
     /// The number is the first token when that is a number ("12 rue …"), else the last
     /// run of number-like tokens ("rue … 12"), so numbers inside a street's name ("Avenue
     /// du 3 Septembre 126") stay words.
-    static func splitHouseNumber(_ tokens: [String]) -> (number: String?, rest: [String]) {
-        var rest: [String] = [], number: String?
+    static func splitHouseNumber(_ tokens: [String]) -> (number: String?, rest: [String], form: String?) {
+        var rest: [String] = [], number: String?, form: String?
         // Number last: the start of the final run of numbers ("… 30-34" is 30).
         var at = tokens.first.map(isHouseNumber) == true ? 0 : tokens.lastIndex(where: isHouseNumber)
         while let a = at, a > 1, isHouseNumber(tokens[a - 1]) { at = a - 1 }
-        var i = 0
+        var i = 0, runEnd = -1
         while i < tokens.count {
             let t = tokens[i]
             if number == nil, i == at {
@@ -75,13 +77,16 @@ public enum Normalizer {
                 if i + 1 < tokens.count, ["bis", "ter", "quater"].contains(tokens[i + 1]) || (tokens[i + 1].count == 1 && tokens[i + 1].first!.isLetter && t.allSatisfy(\.isNumber)) {
                     n += tokens[i + 1]; i += 1
                 }
-                number = n
+                number = n; form = n; runEnd = i
             } else if number == nil || i < at! || !isHouseNumber(t) {
                 rest.append(t)
+            } else if i == runEnd + 1 {
+                // The next number of the run: the end of a range ("14-20").
+                form! += "-" + t; runEnd = i
             }
             i += 1
         }
-        return (number, rest)
+        return (number, rest, form)
     }
 
     /// The numeric part of a house number ("12bis" → 12).

@@ -50,7 +50,7 @@ extension GeocoderTable {
         guard !query.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
             throw GeocoderError("query contains control characters")
         }
-        let (number, words) = Normalizer.splitHouseNumber(Normalizer.tokens(query))
+        let (number, words, form) = Normalizer.splitHouseNumber(Normalizer.tokens(query))
         guard !words.isEmpty else {
             throw GeocoderError(number == nil ? "empty query" : "a house number alone is not an address (add the street)")
         }
@@ -88,7 +88,7 @@ extension GeocoderTable {
                     complete = complete || all
                     // An entry whose text cannot reach the worst kept answer is not placed.
                     guard !best.isFull || text * wordShare * 100 >= best.worstScore - 0.5 else { continue }
-                    for c in candidates(entry: Int(e), text: text * wordShare, number: number) {
+                    for c in candidates(entry: Int(e), text: text * wordShare, number: number, form: form) {
                         if let accept, !accept(c.coordinate) { continue }
                         best.offer(c, distance: focus.map { c.coordinate.distance(to: $0) } ?? 0)
                     }
@@ -161,8 +161,10 @@ extension GeocoderTable {
     }
 
     /// The answers an entry gives a query: itself, or for a street and a house number, the
-    /// address (exact or interpolated) or the street as a fallback.
-    func candidates(entry e: Int, text: Double, number: String?) -> [GeocodeCandidate] {
+    /// address (exact or interpolated) or the street as a fallback. Among addresses with
+    /// the query's number, those tagged exactly as typed (`form`: a range "14-20", a suffix)
+    /// come first when there are any.
+    func candidates(entry e: Int, text: Double, number: String?, form: String? = nil) -> [GeocodeCandidate] {
         let kind = PlaceKind(rawValue: entryKind[e]) ?? .place  // checked on load; a fallback, not a trap
         let here = Coordinate(unchecked: entryLat[e], entryLon[e])
         guard let number else { return [GeocodeCandidate(label: entryLabel[e], coordinate: here, kind: kind, score: text, precision: nil)] }
@@ -175,8 +177,13 @@ extension GeocoderTable {
         let range = Int(streetAddressStart[Int(s)])..<Int(streetAddressStart[Int(s) + 1])
         let exact = range.filter { addressNumber[$0] == key }
         if !exact.isEmpty {
-            return exact.map { GeocodeCandidate(label: addressLabel[$0], coordinate: Coordinate(unchecked: addressLat[$0], addressLon[$0]),
-                                               kind: .address, score: text, precision: .exact) }
+            // Why a small penalty and not a filter: "14 Mannerheimintie" must still find the
+            // object tagged "14-20" when no "14" exists, but below "14" when both do.
+            let asTyped = exact.contains { addressForm[$0] == form }
+            return exact.map { a in
+                GeocodeCandidate(label: addressLabel[a], coordinate: Coordinate(unchecked: addressLat[a], addressLon[a]), kind: .address,
+                                 score: asTyped && addressForm[a] != form ? text * 0.99 : text, precision: .exact)
+            }
         }
         if let n = Normalizer.numericPart(number), let point = interpolate(Int32(n), in: range) {
             return [GeocodeCandidate(label: "\(number) \(entryLabel[e])", coordinate: point, kind: .address,

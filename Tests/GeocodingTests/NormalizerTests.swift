@@ -17,11 +17,20 @@ import Testing
 
     @Test func houseNumbers() {
         #expect(Normalizer.splitHouseNumber(["12", "bd", "des", "moulins"]).number == "12")
-        #expect(Normalizer.splitHouseNumber(["bd", "des", "moulins", "12", "bis"]) == ("12bis", ["bd", "des", "moulins"]))
-        #expect(Normalizer.splitHouseNumber(["12", "a", "kaivokatu"]) == ("12a", ["kaivokatu"]))
+        let bis = Normalizer.splitHouseNumber(["bd", "des", "moulins", "12", "bis"])
+        #expect(bis.number == "12bis" && bis.rest == ["bd", "des", "moulins"] && bis.form == "12bis")
+        let a = Normalizer.splitHouseNumber(["12", "a", "kaivokatu"])
+        #expect(a.number == "12a" && a.rest == ["kaivokatu"])
         #expect(Normalizer.splitHouseNumber(["12a", "kaivokatu"]).number == "12a")
         #expect(Normalizer.splitHouseNumber(["kaivokatu"]).number == nil)
         #expect(Normalizer.numericPart("12bis") == 12)
+        // A range keeps its first number as the number and the whole as the form, number
+        // first or last; a later number apart from the run is not part of it.
+        let range = Normalizer.splitHouseNumber(Normalizer.tokens("14-20 Mannerheimintie"))
+        #expect(range.number == "14" && range.form == "14-20" && range.rest == ["mannerheimintie"])
+        #expect(Normalizer.splitHouseNumber(Normalizer.tokens("Mannerheimintie 14–20")).form == "14-20")
+        #expect(Normalizer.splitHouseNumber(Normalizer.tokens("12a-12c Kaivokatu")).form == "12a-12c")
+        #expect(Normalizer.splitHouseNumber(Normalizer.tokens("Kaivokatu 12")).form == "12")
     }
 
     @Test func oneEdit() {
