@@ -33,6 +33,8 @@ let package = Package(
         // Fixtures and baselines for the benchmark package; not part of the engine.
         .library(name: "WayfareTestKit", targets: ["WayfareTestKit"]),
         .executable(name: "wayfare", targets: ["WayfareCLI"]),
+        // The README's Swift example: the engine without GEOS or PROJ.
+        .executable(name: "wayfare-example", targets: ["BackendExample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -67,6 +69,8 @@ let package = Package(
                 "CSVFile", "OSM", "RoadGraph", "Geocoding", "BinaryFile",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        .executableTarget(name: "BackendExample", dependencies: ["Geodesy", "Zones", "Fleet", "RoadGraph", "Geocoding"],
+                          path: "Examples/BackendExample"),
         .target(name: "TestSupport", dependencies: ["BinaryFile"], path: "Tests/TestSupport"),
         .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"]),
         .testTarget(name: "GeoJSONTests", dependencies: ["GeoJSON"]),
@@ -80,7 +84,7 @@ let package = Package(
         .testTarget(name: "OSMTests", dependencies: ["OSM", "TestSupport"]),
         .testTarget(name: "RoadGraphTests", dependencies: ["RoadGraph", "WayfareTestKit", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
         .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "WayfareTestKit", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
-        .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "Geodesy", "Zones", "RoadGraph", "TestSupport"]),
+        .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "BackendExample", "Geodesy", "Zones", "RoadGraph", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -57,12 +57,23 @@ public struct CommandResult: Sendable {
 /// `fileSizeLimitBlocks`, it runs under `ulimit -f` (512-byte blocks in POSIX sh), so
 /// that a test can make a real write fail partway, even as root.
 public func runWayfare(_ arguments: [String], fileSizeLimitBlocks: Int? = nil) throws -> CommandResult {
-    let binary = Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("wayfare")
+    try runBuilt("wayfare", arguments, fileSizeLimitBlocks: fileSizeLimitBlocks)
+}
+
+/// The path of an executable product built next to the test bundle.
+public func builtExecutable(_ name: String) throws -> URL {
+    let binary = Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent(name)
     let candidates = [binary,
-                      URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wayfare")]
+                      URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)]
     guard let exe = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-        throw NSError(domain: "wayfare", code: 1, userInfo: [NSLocalizedDescriptionKey: "wayfare binary not found"])
+        throw NSError(domain: "wayfare", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(name) binary not found"])
     }
+    return exe
+}
+
+/// Runs an executable product built next to the test bundle, from the project root.
+public func runBuilt(_ name: String, _ arguments: [String], fileSizeLimitBlocks: Int? = nil) throws -> CommandResult {
+    let exe = try builtExecutable(name)
     let process = Process()
     if let blocks = fileSizeLimitBlocks {
         process.executableURL = URL(fileURLWithPath: "/bin/sh")

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The README's Swift example: it runs on Monaco's files, links no GEOS or PROJ, and every
+/// ```swift block of the README is part of it, so the README's code stays true.
+@Suite(.serialized) struct ExampleTests {
+    let folder = TemporaryFolder()
+
+    @Test func theReadmeExampleRunsOnMonaco() throws {
+        let zones = folder.path("monaco.wfz"), graph = folder.path("monaco.wfg"), table = folder.path("monaco.wfgc")
+        for command in [["zones", "import", "Data/monaco/wards.geojson", "--service-area", "Data/monaco/communes.geojson", "--out", zones],
+                        ["graph", "import", "Data/monaco/monaco.osm.pbf", "--out", graph],
+                        ["geocoder", "build", "--osm", "Data/monaco/monaco.osm.pbf", "--out", table]] {
+            let r = try runWayfare(command)
+            #expect(r.status == 0, "\(command): \(r.stderr)")
+        }
+        let r = try runBuilt("wayfare-example", [zones, graph, table])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "zone: Monte-Carlo, service area: Monaco", "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("route: ") && $0.contains("Place du Casino") }, "\(lines)")
+        // Two cabs with an ETA each, nearest first.
+        #expect(lines.filter { $0.hasPrefix("cab MC-") && $0.contains("ETA") && !$0.hasSuffix("none") }.count == 2, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("geocode: ") && $0.contains("Casino") }, "\(lines)")
+        // A missing file is a one-line error and exit 1.
+        let bad = try runBuilt("wayfare-example", [folder.path("nothing.wfz"), graph, table])
+        #expect(bad.status == 1 && bad.stderr.hasPrefix("Error: ") && bad.stderr.contains("nothing.wfz"), "\(bad.stderr)")
+    }
+
+    @Test func theExampleLinksNeitherGEOSNorPROJ() throws {
+        let exe = try builtExecutable("wayfare-example")
+        let ldd = Process()
+        ldd.executableURL = URL(fileURLWithPath: "/usr/bin/ldd")
+        ldd.arguments = [exe.path]
+        let out = Pipe()
+        ldd.standardOutput = out
+        try ldd.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        ldd.waitUntilExit()
+        #expect(text.contains("libswiftCore"), "ldd gave: \(text)")   // the check itself works
+        #expect(!text.contains("libgeos") && !text.contains("libproj"), "\(text)")
+        // The wayfare CLI, which imports zones, does link them: the check can fail.
+        let cli = Process()
+        cli.executableURL = URL(fileURLWithPath: "/usr/bin/ldd")
+        cli.arguments = [try builtExecutable("wayfare").path]
+        let cliOut = Pipe()
+        cli.standardOutput = cliOut
+        try cli.run()
+        let cliText = String(decoding: cliOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        cli.waitUntilExit()
+        #expect(cliText.contains("libgeos") && cliText.contains("libproj"))
+    }
+
+    @Test func everySwiftBlockOfTheReadmeIsInTheExample() throws {
+        let readme = try String(contentsOf: SharedData.projectRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let example = try String(contentsOf: SharedData.projectRoot.appendingPathComponent("Examples/BackendExample/main.swift"), encoding: .utf8)
+        let exampleLines = example.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        var blocks: [[String]] = [], current: [String]?
+        for line in readme.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```swift") { current = [] }
+            else if line.hasPrefix("```"), let c = current { blocks.append(c); current = nil }
+            else if current != nil {
+                let t = line.trimmingCharacters(in: .whitespaces)
+                if !t.isEmpty { current!.append(t) }
+            }
+        }
+        #expect(blocks.count >= 4, "the README's usage section has a block per question")
+        for block in blocks {
+            let found = exampleLines.indices.contains { i in
+                i + block.count <= exampleLines.count && Array(exampleLines[i..<(i + block.count)]) == block
+            }
+            #expect(found, "README block not in Examples/BackendExample/main.swift:\n\(block.joined(separator: "\n"))")
+        }
+    }
+}
