@@ -2,13 +2,16 @@ import Foundation
 
 /// A CSV problem, one line naming the file and line.
 public struct CSVError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The error in one line, naming the file and line.
     public let description: String
+    /// An error with its one-line text.
     public init(_ description: String) { self.description = description }
 }
 
 /// A CSV table read whole: a header and rows (RFC 4180 quoting), parsed at the byte level
 /// so million-row files read in about a second.
 public struct CSVTable: Sendable {
+    /// The file the table was read from, for error messages.
     public let path: String
     /// Column names, trimmed and lower-cased.
     public let header: [String]

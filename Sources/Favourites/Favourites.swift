@@ -4,7 +4,9 @@ import Projection
 
 /// A passenger's saved place.
 public struct Favourite: Hashable, Sendable {
+    /// The name the passenger gave the place.
     public let name: String
+    /// Where the place is.
     public let location: Coordinate
 }
 
@@ -16,6 +18,7 @@ public enum FavouriteError: Error, Equatable, Sendable, CustomStringConvertible 
     case limitReached(Int)
     case emptyName
 
+    /// The reason in the specification's words.
     public var description: String {
         switch self {
         case let .locationExists(name): "the Location already exists with the name \"\(name)\""
@@ -38,9 +41,12 @@ public enum FavouriteError: Error, Equatable, Sendable, CustomStringConvertible 
 public struct FavouritePlaces: Hashable, Sendable {
     /// The specification's limits.
     public static let maximumCount = 20
+    /// Two places closer than this many metres (geodesic) are the same place.
     public static let sameplaceMetres = 150.0
 
+    /// The saved places, in the order they were saved.
     public private(set) var places: [Favourite] = []
+    /// No saved places.
     public init() {}
 
     /// Saves a place, or refuses it with the reason.

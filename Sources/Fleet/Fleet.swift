@@ -5,11 +5,17 @@ import Zones
 
 /// A kind of cab. A city configures its own; the specification's are the defaults.
 public struct CabType: Hashable, Sendable, CustomStringConvertible {
+    /// The type's name, as the fare chart and the passenger see it.
     public let name: String
+    /// A cab type by name; two types with the same name are the same type.
     public init(_ name: String) { self.name = name }
+    /// The specification's smallest cab.
     public static let tataNano = CabType("Tata Nano")
+    /// A hatchback.
     public static let hatchback = CabType("Hatchback")
+    /// A sedan.
     public static let sedan = CabType("Sedan")
+    /// The type's name.
     public var description: String { name }
 }
 
@@ -20,17 +26,23 @@ public enum CabStatus: Int, CaseIterable, Sendable {
 
 /// A cab as the fleet knows it.
 public struct Cab: Hashable, Sendable {
+    /// The cab's identifier, unique in the fleet.
     public let id: String
+    /// The cab's type.
     public let type: CabType
+    /// Whether the cab can be offered a job.
     public var status: CabStatus
     /// The last reported position and its time, nil before the first report.
     public var position: Coordinate?
+    /// The time of its last position report, or nil before the first.
     public var lastReport: Date?
 }
 
 /// A cab found by a search, with its great-circle distance in metres.
 public struct CabMatch: Hashable, Sendable {
+    /// The cab as the searched snapshot knew it.
     public let cab: Cab
+    /// Great-circle metres from the searched point.
     public let distance: Double
 }
 
@@ -42,6 +54,7 @@ public enum FleetError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidPosition(cab: String, reason: String)
     case tooManyCabTypes(Int)
 
+    /// The error in one line.
     public var description: String {
         switch self {
         case let .unknownCab(id): "unknown cab \"\(id)\""
@@ -80,6 +93,7 @@ public final class Fleet: Sendable {
         public var staleAfter: TimeInterval = 120
         /// How often reports become visible to queries.
         public var publishInterval: TimeInterval = 0.05
+        /// The defaults: the specification's three types, 120 s staleness, 50 ms publishing.
         public init() {}
     }
 
@@ -98,12 +112,15 @@ public final class Fleet: Sendable {
         var cabs: [Cab] = []
     }
 
+    /// The types, staleness and publish interval this fleet was made with.
     public let configuration: Configuration
     /// Report times are stored as whole seconds from this epoch in the tree's stamps.
     let epoch: Date
     let state: Locked<State>
     let published: Locked<Snapshot>
 
+    /// An empty fleet. `epoch` is the time that the index's report stamps count from, in
+    /// whole seconds held in 32 bits: times more than 68 years from it saturate.
     public init(configuration: Configuration = .init(), epoch: Date = Date(timeIntervalSince1970: 1_700_000_000)) throws(FleetError) {
         guard configuration.cabTypes.count <= 16 else { throw .tooManyCabTypes(configuration.cabTypes.count) }
         self.configuration = configuration

@@ -1,8 +1,11 @@
 /// A position as written in a GeoJSON file: x then y, in whatever CRS the file uses
 /// (longitude, latitude for RFC 7946 files). Raw, because it may still need a transform.
 public struct Position: Hashable, Sendable {
+    /// Easting or longitude, in the source CRS.
     public var x: Double
+    /// Northing or latitude, in the source CRS.
     public var y: Double
+    /// A position from its two numbers.
     public init(x: Double, y: Double) { self.x = x; self.y = y }
 }
 
@@ -71,11 +74,16 @@ public enum GeoJSONGeometry: Equatable, Sendable {
 
 /// One feature of a collection, with its position in the file (0-based) for error messages.
 public struct Feature: Sendable {
+    /// The feature's place in its collection, from 0, for error messages.
     public var index: Int
+    /// The feature's `id` member, when it has one.
     public var id: JSONValue?
+    /// The `properties` members, in file order.
     public var properties: [(String, JSONValue)]
+    /// The geometry; nil for a null geometry.
     public var geometry: GeoJSONGeometry?
 
+    /// A feature from its parts.
     public init(index: Int, id: JSONValue? = nil, properties: [(String, JSONValue)], geometry: GeoJSONGeometry?) {
         self.index = index; self.id = id; self.properties = properties; self.geometry = geometry
     }
@@ -93,6 +101,7 @@ public enum GeoJSONError: Error, Equatable, Sendable, CustomStringConvertible {
     case noFeatures
     case feature(index: Int, path: String, reason: String)
 
+    /// The error in one line.
     public var description: String {
         switch self {
         case let .syntax(e): "not valid JSON: \(e)"
@@ -106,9 +115,12 @@ public enum GeoJSONError: Error, Equatable, Sendable, CustomStringConvertible {
 /// A parsed FeatureCollection. `crsName` is the legacy `crs` member's name when present
 /// (for example `urn:ogc:def:crs:EPSG::2263`); RFC 7946 files have none and are WGS84.
 public struct FeatureCollection: Sendable {
+    /// The features, in file order.
     public var features: [Feature]
+    /// The legacy `crs` member's name, when the file has one (GeoJSON 2008).
     public var crsName: String?
 
+    /// A collection from its features.
     public init(features: [Feature], crsName: String? = nil) {
         self.features = features; self.crsName = crsName
     }

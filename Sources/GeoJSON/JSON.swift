@@ -7,6 +7,7 @@ public enum JSONValue: Equatable, Sendable {
     case array([JSONValue])
     case object([(String, JSONValue)])
 
+    /// Structural equality; numbers compare as doubles and object members in order.
     public static func == (a: JSONValue, b: JSONValue) -> Bool {
         switch (a, b) {
         case (.null, .null): true
@@ -26,8 +27,11 @@ public enum JSONValue: Equatable, Sendable {
         return members.first { $0.0 == key }?.1
     }
 
+    /// The string, when this is a string.
     public var stringValue: String? { if case let .string(s) = self { s } else { nil } }
+    /// The number, when this is a number.
     public var numberValue: Double? { if case let .number(n) = self { n } else { nil } }
+    /// The elements, when this is an array.
     public var arrayValue: [JSONValue]? { if case let .array(a) = self { a } else { nil } }
 
     /// The value as a short label: strings as they are, whole numbers without ".0".
@@ -49,6 +53,7 @@ public enum JSONValue: Equatable, Sendable {
         return out
     }
 
+    /// Appends the value as compact JSON.
     public func write(to out: inout String) {
         switch self {
         case .null: out += "null"
@@ -81,6 +86,7 @@ public enum JSONValue: Equatable, Sendable {
         return String(n)
     }
 
+    /// Appends `s` as a JSON string literal, escaped.
     public static func writeString(_ s: String, to out: inout String) {
         out += "\""
         for u in s.unicodeScalars {
@@ -102,9 +108,13 @@ public enum JSONValue: Equatable, Sendable {
 
 /// Where and why JSON text could not be parsed. Lines and columns count from 1.
 public struct JSONSyntaxError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The line of the error, from 1.
     public let line: Int
+    /// The column of the error, from 1, in bytes.
     public let column: Int
+    /// What is wrong there.
     public let reason: String
+    /// "line L, column C: reason".
     public var description: String { "line \(line), column \(column): \(reason)" }
 }
 

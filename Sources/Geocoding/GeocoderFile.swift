@@ -10,8 +10,10 @@ import Foundation
 /// builds nothing). Every index a search can follow is checked on load.
 public enum GeocoderFile {
     package static let container = BinaryFile(magic: "WFGEOCO\0", version: 3, kind: "geocoder table")
+    /// The payload layout version this build reads and writes.
     public static var version: UInt32 { container.version }
 
+    /// Serialises a table.
     public static func encode(_ t: GeocoderTable) -> [UInt8] {
         container.wrap(payload(t).bytes)
     }
@@ -32,6 +34,8 @@ public enum GeocoderFile {
         return w
     }
 
+    /// Reads a table back, checking every index a search can follow; a foreign, truncated,
+    /// corrupt or other-version file is an error naming `path`.
     public static func decode(_ bytes: [UInt8], path: String) throws(GeocoderError) -> GeocoderTable {
         let payload: [UInt8]
         do { payload = try container.unwrap(bytes) } catch { throw GeocoderError("\(path): \(error.reason)") }
@@ -64,12 +68,14 @@ public enum GeocoderFile {
         }
     }
 
+    /// Loads a table file from disk.
     public static func read(path: String) throws(GeocoderError) -> GeocoderTable {
         let bytes: [UInt8]
         do { bytes = try BinaryFile.readBytes(path: path) } catch { throw GeocoderError("\(path): \(error.reason)") }
         return try decode(bytes, path: path)
     }
 
+    /// Writes a table file durably: a temporary file, fsync, rename, fsync of the folder.
     public static func write(_ t: GeocoderTable, to path: String) throws(GeocoderError) {
         do { try BinaryFile.writeAtomically(encode(t), to: path) } catch { throw GeocoderError("\(path): \(error.reason)") }
     }

@@ -6,7 +6,9 @@ import OSM
 /// Why geocoding material cannot be read: one line naming the file and, where it helps,
 /// the line or block.
 public struct GeocoderError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The error in one line, naming the file and, where it helps, the line.
     public let description: String
+    /// An error with its one-line text.
     public init(_ description: String) { self.description = description }
 }
 

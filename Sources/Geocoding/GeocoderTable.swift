@@ -5,6 +5,7 @@ import SpatialIndex
 /// What a geocoding answer is.
 public enum PlaceKind: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case address = 0, street, place, city
+    /// The kind's name as outputs print it.
     public var description: String { ["address", "street", "place", "city"][Int(rawValue)] }
 
     /// Order among answers of equal score: an address, a street, then a city before a place
@@ -77,7 +78,9 @@ public struct GeocoderTable: Sendable {
 
     /// Entries (streets, places, cities), addresses and tokens.
     public var entryCount: Int { entryLabel.count }
+    /// The number of house addresses.
     public var addressCount: Int { addressLabel.count }
+    /// The number of distinct words in the dictionary.
     public var tokenCount: Int { tokens.count }
 
     /// Builds the spatial indexes from the arrays.
@@ -130,6 +133,7 @@ public struct GeocoderBuilder {
     /// Gazetteer rows skipped for having no name.
     public internal(set) var unnamedGazetteerRows = 0
 
+    /// An empty builder.
     public init() {}
 
     /// The key streets are grouped and matched by: their tokens, joined.

@@ -14,8 +14,11 @@ public enum AddressPrecision: String, Sendable {
 
 /// One forward geocoding answer.
 public struct GeocodeCandidate: Sendable, Equatable {
+    /// The answer as a passenger reads it ("12 Boulevard des Moulins, 98000 Monaco").
     public var label: String
+    /// Where it is.
     public var coordinate: Coordinate
+    /// An address, a street, a place or a city.
     public var kind: PlaceKind
     /// 0…1: how well the text matches (exact words beat prefixes beat typos; a name fully
     /// covered by the query beats a longer one).
@@ -26,8 +29,11 @@ public struct GeocodeCandidate: Sendable, Equatable {
 
 /// One reverse geocoding answer.
 public struct ReverseAnswer: Sendable, Equatable {
+    /// The answer as a passenger reads it ("12 Boulevard des Moulins, 98000 Monaco").
     public var label: String
+    /// Where it is.
     public var coordinate: Coordinate
+    /// An address, a street, a place or a city.
     public var kind: PlaceKind
     /// Metres from the query: great-circle for an address or a place; for a street, in the
     /// plane tangent at the query (within 0.01 % of great-circle within the 1 km cutoff).

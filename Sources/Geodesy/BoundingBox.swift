@@ -5,6 +5,7 @@ public enum BoundingBoxError: Error, Equatable, Sendable, CustomStringConvertibl
     /// South is above north, or west is east of east (a box never crosses the antimeridian).
     case outOfOrder(south: Double, west: Double, north: Double, east: Double)
 
+    /// The error in one line.
     public var description: String {
         switch self {
         case let .corner(e): "box corner: \(e)"
@@ -15,9 +16,13 @@ public enum BoundingBoxError: Error, Equatable, Sendable, CustomStringConvertibl
 
 /// A latitude/longitude box. It never crosses the antimeridian: `west <= east` always.
 public struct BoundingBox: Hashable, Sendable, CustomStringConvertible {
+    /// The southern edge, in degrees of latitude.
     public private(set) var south: Double
+    /// The western edge, in degrees of longitude.
     public private(set) var west: Double
+    /// The northern edge, in degrees of latitude.
     public private(set) var north: Double
+    /// The eastern edge, in degrees of longitude.
     public private(set) var east: Double
 
     /// A box from its sides, checked: each corner on the globe, south ≤ north, west ≤ east.
@@ -72,5 +77,6 @@ public struct BoundingBox: Hashable, Sendable, CustomStringConvertible {
         Coordinate(unchecked: (south + north) / 2, (west + east) / 2)
     }
 
+    /// "[south,west .. north,east]".
     public var description: String { "[\(south),\(west) .. \(north),\(east)]" }
 }

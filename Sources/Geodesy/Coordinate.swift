@@ -4,6 +4,7 @@ public enum CoordinateError: Error, Equatable, Sendable, CustomStringConvertible
     case latitudeOutOfRange(Double)
     case longitudeOutOfRange(Double)
 
+    /// The reason in one line.
     public var description: String {
         switch self {
         case let .notFinite(lat, lon): "coordinate is not finite (lat \(lat), lon \(lon))"
@@ -18,7 +19,9 @@ public enum CoordinateError: Error, Equatable, Sendable, CustomStringConvertible
 /// The stored order is latitude then longitude, the way people say it; every C library
 /// boundary (PROJ, GEOS, GeoJSON) uses x = longitude, y = latitude, and converts there.
 public struct Coordinate: Hashable, Sendable, CustomStringConvertible {
+    /// Degrees north, in [-90, 90].
     public let latitude: Double
+    /// Degrees east, in [-180, 180].
     public let longitude: Double
 
     /// Validates and stores a position; anything not on the globe is a typed error.
@@ -51,6 +54,7 @@ public struct Coordinate: Hashable, Sendable, CustomStringConvertible {
         try self.init(latitude: lat, longitude: lon)
     }
 
+    /// "latitude,longitude".
     public var description: String { "\(latitude),\(longitude)" }
 }
 

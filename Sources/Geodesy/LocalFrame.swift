@@ -2,8 +2,11 @@ import Foundation
 
 /// A point in a `LocalFrame`, in metres east (`x`) and north (`y`) of the frame's origin.
 public struct LocalPoint: Hashable, Sendable {
+    /// Metres east of the frame's origin.
     public var x: Double
+    /// Metres north of the frame's origin.
     public var y: Double
+    /// A point from its offsets in metres.
     public init(x: Double, y: Double) { self.x = x; self.y = y }
 
     /// Planar distance in metres.
@@ -20,11 +23,14 @@ public struct LocalPoint: Hashable, Sendable {
 /// Within 50 km of the origin at mid latitudes, distances are within 0.3 % of haversine;
 /// beyond that use PROJ or the geodesic.
 public struct LocalFrame: Hashable, Sendable {
+    /// The point the frame is centred on.
     public let origin: Coordinate
     /// Metres per degree of latitude and of longitude at the origin.
     public let metresPerDegreeLatitude: Double
+    /// Metres per degree of longitude at the origin's latitude.
     public let metresPerDegreeLongitude: Double
 
+    /// A frame centred on `origin`.
     public init(origin: Coordinate) {
         self.origin = origin
         metresPerDegreeLatitude = Earth.meanRadius * degreesToRadians

@@ -4,8 +4,10 @@ import Foundation
 /// same data on every machine.
 public struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
+    /// A generator whose sequence depends only on `seed`.
     public init(seed: UInt64) { state = seed }
 
+    /// The next 64 random bits (SplitMix64).
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state

@@ -6,6 +6,7 @@ public enum GeometryError: Error, Equatable, Sendable, CustomStringConvertible {
     case operation(String, reason: String)
     case notAreal(String)
 
+    /// The GEOS message, in one line.
     public var description: String {
         switch self {
         case let .parse(format, reason): "cannot read \(format): \(reason)"
@@ -31,6 +32,7 @@ public final class GEOSContext {
     /// GEOS reports errors through a callback; the last message is kept for error text.
     fileprivate(set) var lastError = ""
 
+    /// A new GEOS context; use it from one thread at a time.
     public init() {
         guard let h = GEOS_init_r() else { fatalError("GEOS_init_r returned NULL: out of memory") }
         handle = h

@@ -8,6 +8,7 @@ public final class EnvelopeTree {
     /// The envelopes inserted, kept alive for GEOS (the tree stores pointers to them).
     private var envelopes: [Geometry] = []
 
+    /// An empty STR tree; `nodeCapacity` children per node.
     public init(in context: GEOSContext, nodeCapacity: Int = 10) {
         self.context = context
         guard let t = GEOSSTRtree_create_r(context.handle, nodeCapacity) else { fatalError("GEOSSTRtree_create_r failed") }

@@ -100,6 +100,7 @@ public struct Geometry: CustomStringConvertible {
         return String(cString: s)
     }
 
+    /// The geometry as WKT.
     public var description: String { wkt }
 
     // MARK: Properties
@@ -111,6 +112,7 @@ public struct Geometry: CustomStringConvertible {
         return String(cString: s)
     }
 
+    /// Whether the geometry has no points.
     public var isEmpty: Bool { GEOSisEmpty_r(handle, raw) == 1 }
 
     /// Planar area in the geometry's own units squared.
@@ -166,16 +168,19 @@ public struct Geometry: CustomStringConvertible {
         return try Geometry.collection(polys, in: context).unaryUnion()
     }
 
+    /// The points in both geometries.
     public func intersection(_ other: Geometry) throws(GeometryError) -> Geometry {
         precondition(other.context === context, "geometries from different GEOS contexts")
         return try Geometry.wrap(context, GEOSIntersection_r(handle, raw, other.raw), "intersection")
     }
 
+    /// The points in either geometry.
     public func union(_ other: Geometry) throws(GeometryError) -> Geometry {
         precondition(other.context === context, "geometries from different GEOS contexts")
         return try Geometry.wrap(context, GEOSUnion_r(handle, raw, other.raw), "union")
     }
 
+    /// The points in this geometry and not in `other`.
     public func difference(_ other: Geometry) throws(GeometryError) -> Geometry {
         precondition(other.context === context, "geometries from different GEOS contexts")
         return try Geometry.wrap(context, GEOSDifference_r(handle, raw, other.raw), "difference")
@@ -192,11 +197,13 @@ public struct Geometry: CustomStringConvertible {
         return GEOSIntersects_r(handle, raw, other.raw) == 1
     }
 
+    /// Whether no point of `other` lies outside this geometry (boundaries included).
     public func covers(_ other: Geometry) -> Bool {
         precondition(other.context === context, "geometries from different GEOS contexts")
         return GEOSCovers_r(handle, raw, other.raw) == 1
     }
 
+    /// Whether `other` lies inside this geometry and touches its interior.
     public func contains(_ other: Geometry) -> Bool {
         precondition(other.context === context, "geometries from different GEOS contexts")
         return GEOSContains_r(handle, raw, other.raw) == 1
@@ -360,9 +367,13 @@ public final class PreparedGeometry {
     init(base: GEOSObject, raw: OpaquePointer) { self.base = base; self.raw = raw }
     deinit { GEOSPreparedGeom_destroy_r(base.context.handle, raw) }
 
+    /// GEOS `contains`, with the prepared index.
     public func contains(_ g: Geometry) -> Bool { GEOSPreparedContains_r(base.context.handle, raw, g.raw) == 1 }
+    /// GEOS `covers`, with the prepared index.
     public func covers(_ g: Geometry) -> Bool { GEOSPreparedCovers_r(base.context.handle, raw, g.raw) == 1 }
+    /// GEOS `intersects`, with the prepared index.
     public func intersects(_ g: Geometry) -> Bool { GEOSPreparedIntersects_r(base.context.handle, raw, g.raw) == 1 }
+    /// GEOS `containsProperly`: inside and not touching the boundary.
     public func containsProperly(_ g: Geometry) -> Bool {
         GEOSPreparedContainsProperly_r(base.context.handle, raw, g.raw) == 1
     }

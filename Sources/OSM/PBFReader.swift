@@ -8,6 +8,7 @@ import Foundation
 /// that require features beyond these (for example "HistoricalInformation") are refused.
 /// Not `Sendable`: it owns an open file; use one per thread.
 public final class PBFReader {
+    /// The file being read.
     public let path: String
     private let handle: FileHandle
     private var offset: UInt64 = 0
@@ -17,6 +18,7 @@ public final class PBFReader {
     /// Bytes read so far.
     public var bytesRead: UInt64 { offset }
 
+    /// Opens a PBF file and reads its header block; a missing or foreign file is an error.
     public init(path: String) throws(OSMError) {
         self.path = path
         guard let h = FileHandle(forReadingAtPath: path) else { throw .unreadable("\(path): cannot open") }

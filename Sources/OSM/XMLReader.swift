@@ -6,11 +6,13 @@ import FoundationXML
 /// Reads an OSM XML file (`.osm`) into one `OSMBlock`. XML extracts are small by nature
 /// (the API and editors export them); large data comes as PBF, so this reads the whole file.
 public enum OSMXMLReader {
+    /// Reads an OSM XML file (the kinds asked for).
     public static func read(path: String, kinds: OSMKinds = .all) throws(OSMError) -> OSMBlock {
         guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable("\(path): cannot open") }
         return try read(data: data, name: path, kinds: kinds)
     }
 
+    /// Reads OSM XML from memory; `name` names it in errors.
     public static func read(data: Data, name: String, kinds: OSMKinds = .all) throws(OSMError) -> OSMBlock {
         let parser = XMLParser(data: data)
         let handler = Handler(name: name, kinds: kinds)

@@ -7,6 +7,7 @@ public struct GeodesicLine: Sendable, Hashable {
     public let distance: Double
     /// Forward azimuth at the start and at the end, degrees clockwise from north.
     public let initialAzimuth: Double
+    /// The azimuth at the second point, in degrees clockwise from north.
     public let finalAzimuth: Double
 }
 

@@ -8,6 +8,7 @@ public enum ProjectionError: Error, Equatable, Sendable, CustomStringConvertible
     case transformFailed(index: Int, x: Double, y: Double, reason: String)
     case mismatchedArrays(Int, Int)
 
+    /// The PROJ message, in one line.
     public var description: String {
         switch self {
         case .noContext: "PROJ could not create a context"
@@ -73,6 +74,7 @@ public struct Transformer {
     private let object: ProjObject
     /// The source and target CRS as given.
     public let source: String
+    /// The CRS the transformer converts to, as given.
     public let target: String
 
     /// Builds the transformation `source` → `target` (WGS84 longitude/latitude by default).

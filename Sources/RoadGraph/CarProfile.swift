@@ -48,6 +48,7 @@ public struct CarProfile: Sendable {
     /// the class default. Why 5: the slowest real limit is a walking-pace 5–7 km/h.
     public var minimumSpeedKmh = 5.0
 
+    /// The default car profile (see the type's documentation for its speeds).
     public init() {}
 
     static let forbidding: Set<String> = ["no", "private", "agricultural", "forestry", "emergency", "psv", "military", "delivery"]
@@ -113,9 +114,13 @@ public struct CarProfile: Sendable {
 public struct TurnRestriction: Equatable, Sendable {
     /// `no_*`: this turn is forbidden. `only_*`: every other turn from `fromWay` at `via` is.
     public enum Kind: Sendable { case forbidden, mandatory }
+    /// Forbidden or mandatory.
     public var kind: Kind
+    /// The OSM way the turn starts on.
     public var fromWay: Int64
+    /// The OSM node the turn is made at.
     public var via: Int64
+    /// The OSM way the turn ends on.
     public var toWay: Int64
 
     /// The restriction a relation states for cars, or nil when it states none this reader

@@ -6,7 +6,9 @@ import OSM
 /// Why a graph cannot be imported or loaded: one line naming the file and, where it
 /// helps, the line or block.
 public struct GraphError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The error in one line, naming the file and, where it helps, the line or way.
     public let description: String
+    /// An error with its one-line text.
     public init(_ description: String) { self.description = description }
 }
 

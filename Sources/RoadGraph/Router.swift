@@ -20,6 +20,7 @@ public enum RouteError: Error, Equatable, Sendable, CustomStringConvertible {
     /// only in a graph that is not strongly connected, such as a crafted file).
     case noRoute(from: Coordinate, to: Coordinate)
 
+    /// The error in one line.
     public var description: String {
         switch self {
         case let .noRoadNearby(c, limit): "no road within \(Int(limit)) m of \(c)"
@@ -45,9 +46,11 @@ public struct Snap: Sendable, Equatable {
 public struct Route: Sendable {
     /// Length in metres and travel time in seconds, snapped ends included.
     public var distanceMetres: Double
+    /// Travel time in seconds, snapped ends included.
     public var durationSeconds: Double
     /// How far each end was from the road it was snapped to.
     public var fromSnapMetres: Double
+    /// How far the destination was from the road it was snapped to.
     public var toSnapMetres: Double
     /// The path, from the snapped start to the snapped end.
     public var geometry: [Coordinate]
@@ -63,6 +66,7 @@ public struct Route: Sendable {
 public struct ETA: Sendable, Equatable {
     /// Driving time in seconds and the length of that fastest path in metres.
     public var seconds: Double
+    /// The length of that fastest path, in metres.
     public var metres: Double
 }
 
@@ -75,6 +79,7 @@ public struct ETA: Sendable, Equatable {
 /// the first few queries a search allocates nothing; a returned `Route` shares the
 /// router's geometry buffer until the next query replaces it (copy-on-write).
 public final class Router {
+    /// The shared network this router searches.
     public let network: RoadNetwork
     /// The two directions of a search: from the start (forward) and from the end (backward).
     var forward: SearchSide, backward: SearchSide
@@ -94,6 +99,8 @@ public final class Router {
     /// along `edge`.
     struct Seed { var node: UInt32; var cost: UInt32; var edge: UInt32 }
 
+    /// A router over `network`, with scratch space for its node count (a few arrays of
+    /// 4 bytes per node). Make one per thread.
     public init(network: RoadNetwork) {
         self.network = network
         let n = network.nodeCount

@@ -3,14 +3,18 @@
 /// tree's nearest search and the road router's searches, which run it millions of times a
 /// second, hence `@inlinable` (measured: without it a Monaco route query is slower).
 public struct MinHeap: Sendable {
+    /// An empty heap.
     public init() {}
     @usableFromInline var items: [UInt64] = []
 
+    /// The number of elements.
+    /// Whether the heap holds nothing.
     @inlinable public var isEmpty: Bool { items.isEmpty }
     @inlinable public var count: Int { items.count }
     /// The smallest key, if any.
     @inlinable public var peekKey: UInt32? { items.first.map { UInt32($0 >> 32) } }
 
+    /// Empties the heap and keeps its capacity.
     @inlinable public mutating func removeAll() { items.removeAll(keepingCapacity: true) }
 
     /// Adds `node` with `key`.

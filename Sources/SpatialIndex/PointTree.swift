@@ -20,9 +20,12 @@ public struct PointTree: Sendable {
     /// Split axis (0, 1, 2) of each inner node, numbered as a binary heap from 1.
     var axes: [UInt8] = []
 
+    /// The number of points.
     public var count: Int { ids.count }
+    /// The bytes its arrays hold.
     public var memoryBytes: Int { xyz.count * 8 + ids.count * 4 + axes.count }
 
+    /// An empty tree.
     public init() {}
 
     /// A tree over `coordinates`; answers are indexes into that array.

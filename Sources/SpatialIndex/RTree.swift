@@ -2,7 +2,10 @@ import Geodesy
 
 /// A handle on one entry of an `RTree`, stable until the entry is removed.
 public struct EntryID: Hashable, Sendable, Comparable, BitwiseCopyable {
+    /// The entry's slot number.
     public let rawValue: Int32
+    /// An id from its slot number.
+    /// Orders ids by slot number.
     @inlinable public init(rawValue: Int32) { self.rawValue = rawValue }
     public static func < (a: EntryID, b: EntryID) -> Bool { a.rawValue < b.rawValue }
 }
@@ -14,6 +17,7 @@ public enum RTreeError: Error, Equatable, Sendable, CustomStringConvertible {
     /// An update named an entry that is not live in the tree.
     case notInTree(EntryID)
 
+    /// The misuse in one line.
     public var description: String {
         switch self {
         case let .lengthMismatch(c, t, s, p): "R-tree bulk load: \(c) coordinates, \(t) tags, \(s) stamps and \(p) payloads (they must be equal)"
@@ -30,10 +34,14 @@ public enum RTreeError: Error, Equatable, Sendable, CustomStringConvertible {
 /// `minimumStamp`. (The fleet puts a cab's type in one set of bits and its status in another,
 /// and the report time in the stamp.) Tags must not be zero.
 public struct EntryFilter: Hashable, Sendable {
+    /// An entry passes only if its tag shares a bit with this mask.
     public var anyOf: UInt32
+    /// …and a bit with this one.
     public var alsoAnyOf: UInt32
+    /// …and its stamp is at least this.
     public var minimumStamp: Int32
 
+    /// A filter; the defaults accept everything.
     public init(anyOf: UInt32 = .max, alsoAnyOf: UInt32 = .max, minimumStamp: Int32 = .min) {
         self.anyOf = anyOf; self.alsoAnyOf = alsoAnyOf; self.minimumStamp = minimumStamp
     }
@@ -53,6 +61,7 @@ public struct EntryFilter: Hashable, Sendable {
 /// (an `asin` each), so a radius search that returns hundreds of entries does not pay for
 /// distances nobody looks at.
 public struct Neighbour: Hashable, Sendable, BitwiseCopyable {
+    /// The entry found.
     public let entry: EntryID
     /// The squared chord between the unit vectors (the search's own measure).
     public let chord2: Double

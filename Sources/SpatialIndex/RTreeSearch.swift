@@ -9,6 +9,7 @@ public final class SearchWorkspace {
     var best = RawHeap()
     /// The answers of a radius search, copied out in one go at the end.
     var found = RawArray<Neighbour>()
+    /// Empty scratch space; it grows to what the searches need and keeps it.
     public init() {}
     deinit { pending.release(); best.release(); found.release() }
 }
@@ -391,6 +392,7 @@ public struct NeighbourSequence: Sequence, IteratorProtocol {
         queue = tree.count > 0 ? [QueueItem(d2: 0, id: tree.root, level: tree.inners[Int(tree.root)].level)] : []
     }
 
+    /// The next nearest entry that passes the filter, or nil when none is left.
     public mutating func next() -> Neighbour? {
         let fanout = RTreeCore.fanout
         while let top = Heap.pop(&queue, above: Self.nearer) {

@@ -36,10 +36,12 @@ public struct SegmentGrid: Sendable {
     static let empty = UInt64.max
     static let blockBits: UInt64 = 5, blockSide = 1 << 5, blockCells = 1 << 10
 
+    /// The bytes its arrays and its tree hold.
     public var memoryBytes: Int { tree.memoryBytes + blockSlots.count * 8 + cellStart.count * 4 + lists.count * 4 }
     /// The number of cells with a list.
     public var cellCount: Int { zip(cellStart, cellStart.dropFirst()).count { $0 < $1 } }
 
+    /// An empty grid.
     public init() { self.init(SegmentTree()) }
 
     /// A grid of square cells of about `cellMetres` over every point within about `coverage`

@@ -29,10 +29,14 @@ public struct SegmentTree: Sendable {
     /// cos of the largest |latitude| of any point.
     var smallestCosLatitude = 1.0
 
+    /// The bytes its arrays hold.
     public var memoryBytes: Int { boxes.count * 8 + segmentPoint.count * 8 }
 
+    /// An empty tree.
     public init() {}
 
+    /// Packs the segments of polylines given as E7 coordinates: line l runs through points
+    /// `lineStart[l] ..< lineStart[l + 1]`.
     public init(latE7: [Int32], lonE7: [Int32], lineStart: [UInt32]) {
         var items: [(key: UInt64, point: UInt32, piece: UInt32)] = []
         var minLat = Int32.max, minLon = Int32.max, maxLat = Int32.min, maxLon = Int32.min

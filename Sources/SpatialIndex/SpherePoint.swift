@@ -9,13 +9,18 @@ import Geodesy
 /// with no special case at the poles or across the antimeridian, and each comparison costs
 /// three multiplications instead of a haversine.
 public struct SpherePoint: Hashable, Sendable {
+    /// Towards latitude 0, longitude 0.
     public var x: Double
+    /// Towards latitude 0, longitude 90° E.
     public var y: Double
+    /// Towards the North Pole.
     public var z: Double
 
+    /// A point from its components (not normalised).
     @inlinable
     public init(x: Double, y: Double, z: Double) { self.x = x; self.y = y; self.z = z }
 
+    /// The unit vector of a coordinate.
     public init(_ c: Coordinate) {
         // sincos: both values of one angle in one call (bit-identical to sin and cos), which
         // is 4 % of a k = 1 query and more of a position report.

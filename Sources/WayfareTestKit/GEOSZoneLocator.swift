@@ -14,6 +14,7 @@ public final class GEOSZoneLocator {
     private let indexed: Bool
     private var candidates: [Int] = []
 
+    /// Prepares every zone of `set` in GEOS; with `indexed`, behind an STR tree.
     public init(_ set: ZoneSet, indexed: Bool = true) throws(GeometryError) {
         tree = EnvelopeTree(in: context)
         self.indexed = indexed

@@ -3,7 +3,9 @@ import Geocoding
 
 /// One sampled forward query: the text a passenger typed and, for some, their position.
 public struct SampledQuery: Sendable, Equatable {
+    /// The text typed.
     public var text: String
+    /// The focus point, when the query has one.
     public var near: Coordinate?
 }
 

@@ -5,9 +5,11 @@ import Geodesy
 /// (σ ≈ 1.5 km), 30 % uniform in the box lat 40.49…40.92, lon −74.26…−73.70; moves of at
 /// most 250 m. Same seed, same data, on every machine.
 public struct SyntheticCity: Sendable {
+    /// The box the city's points fall in (New York's five boroughs), in degrees.
     public static let south = 40.49, north = 40.92, west = -74.26, east = -73.70
     let hubs: [Coordinate]
 
+    /// A city whose hot spots depend only on `seed`.
     public init(seed: UInt64) {
         var g = SeededRandom(seed: seed ^ 0x5EED)
         hubs = (0..<20).map { _ in

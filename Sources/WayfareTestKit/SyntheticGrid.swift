@@ -9,9 +9,12 @@ import RoadGraph
 public struct SyntheticGrid: Sendable {
     /// One directed edge.
     public struct Edge: Sendable { public var from, to: Int; public var lengthMetres, timeSeconds: Double }
+    /// The nodes' positions.
     public private(set) var coordinates: [Coordinate] = []
+    /// The directed edges.
     public private(set) var edges: [Edge] = []
 
+    /// A grid of about `nodes` nodes, perturbed by `seed`.
     public init(nodes: Int, seed: UInt64) {
         var rng = SeededRandom(seed: seed)
         let side = max(2, Int(Double(nodes).squareRoot().rounded()))

@@ -23,6 +23,7 @@ public struct ZoneImportOptions: Sendable {
     /// Boundaries closer than this (m) make two zones neighbours.
     public var adjacencyMetres = 1.0
 
+    /// Options; the defaults read the CRS from the file, refuse invalid geometry and overlaps.
     public init(crs: String? = nil, idField: String? = nil, nameField: String? = nil, repair: Bool = false,
                 toleranceSquareMetres: Double = 1, allowOverlaps: Bool = false) {
         self.crs = crs; self.idField = idField; self.nameField = nameField; self.repair = repair
@@ -32,28 +33,44 @@ public struct ZoneImportOptions: Sendable {
 
 /// What an import found. Printed by `wayfare zones check` and `import`.
 public struct ZoneReport: Sendable {
+    /// A feature whose geometry GEOS finds invalid, and whether it was repaired.
     public struct Invalid: Sendable { public let zone: String; public let feature: Int; public let reason: String; public let repaired: Bool }
+    /// Two zones that overlap by more than the tolerance, and by how much.
     public struct Overlap: Sendable { public let a: String; public let b: String; public let squareMetres: Double }
+    /// An area inside the service areas that no zone covers, with a point in it.
     public struct Gap: Sendable { public let squareMetres: Double; public let near: Coordinate }
 
+    /// The file read.
     public var source = ""
+    /// The CRS the file was read in.
     public var crs = "EPSG:4326"
+    /// Features read.
     public var features = 0
+    /// Zones built (features sharing an id are merged).
     public var zones = 0
+    /// Service areas built.
     public var serviceAreas = 0
     /// Ids that several features carry, with how many: merged into one zone.
     public var merged: [(id: String, features: Int)] = []
+    /// Invalid features.
     public var invalid: [Invalid] = []
+    /// Overlaps larger than the tolerance.
     public var overlaps: [Overlap] = []
     /// Overlaps at or below the tolerance: counted, with their total area.
     public var sliverCount = 0
+    /// The total area of the slivers, in m².
     public var sliverSquareMetres = 0.0
+    /// Gaps larger than the tolerance.
     public var gaps: [Gap] = []
+    /// Gaps within the tolerance, ignored.
     public var gapSliverCount = 0
     /// Zones not wholly inside any service area (by more than the tolerance).
     public var outside: [String] = []
+    /// Pairs of zones that share a border.
     public var adjacentPairs = 0
+    /// Wall time of the import.
     public var seconds = 0.0
+    /// The overlap and gap tolerance used, in m².
     public var toleranceSquareMetres = 1.0
 
     /// True when every geometry is valid (after repair, if asked) and the zones are disjoint.

@@ -11,6 +11,7 @@ public enum ZoneError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The data breaks "taxi zones are unique and disjoint".
     case notDisjoint(String)
 
+    /// The error in one line.
     public var description: String {
         switch self {
         case let .outOfServiceArea(c): "present location \(c) is out of bounds of any service area"
@@ -25,11 +26,14 @@ public enum ZoneError: Error, Equatable, Sendable, CustomStringConvertible {
 public struct Zone: Hashable, Sendable, CustomStringConvertible {
     /// The position in its set (import order); the border rule prefers the lower index.
     public let index: Int
+    /// The zone's id, unique in its set.
     public let id: String
+    /// The zone's name.
     public let name: String
     /// The source feature's properties, as compact JSON text.
     public let properties: String
 
+    /// "id name".
     public var description: String { "\(id) \(name)" }
 
     package init(index: Int, id: String, name: String, properties: String) {
@@ -54,7 +58,9 @@ public struct ZoneSet: Sendable, Equatable {
     /// names a zone in 14 bits.
     public static let maximumCount = CellCover.maxFeatures
 
+    /// The zones, in import order (the border rule's order).
     public let zones: [Zone]
+    /// The service areas (cities), in import order.
     public let serviceAreas: [ServiceArea]
     /// For each zone index, the indices of the zones that touch it (within 1 m).
     public let adjacency: [[Int]]
