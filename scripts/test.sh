@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every test: the whole suite, then the concurrency tests again under ThreadSanitizer, then
-# each libFuzzer harness for 30 s (scripts/fuzz.sh).
+# Every test: the whole suite, then the concurrency tests again under ThreadSanitizer, the
+# documentation checks, and each libFuzzer harness for 30 s (scripts/fuzz.sh).
 # Installs GEOS and PROJ first if they are missing. Real-data tests read ../shared/data
 # and skip, saying so, when it is absent.
 set -euo pipefail
@@ -18,5 +18,12 @@ if ! grep -q "Test run with $expected_tsan_tests tests" "$log"; then
     echo "ThreadSanitizer step: expected $expected_tsan_tests tests to run; see the log above" >&2
     exit 1
 fi
+echo "== Documentation: a doc comment on every public declaration; the DocC catalogs build without warnings"
+python3 scripts/check-doc-comments.py
+docc_targets=()
+for m in Geodesy GeoJSON Projection Geometry CSVFile Zones ZoneImport SpatialIndex Fleet Favourites OSM RoadGraph Geocoding WayfareTestKit; do
+    docc_targets+=(--target "$m")
+done
+swift package generate-documentation "${docc_targets[@]}" --warnings-as-errors >/dev/null
 echo "== libFuzzer: every loader for 30 s"
 bash scripts/fuzz.sh 30

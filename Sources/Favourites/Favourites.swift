@@ -14,8 +14,11 @@ public struct Favourite: Hashable, Sendable {
 public enum FavouriteError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Within 150 m of a saved favourite: "the same place".
     case locationExists(name: String)
+    /// A saved place already has this name (compared without case or accents).
     case duplicateName(String)
+    /// The passenger already has the maximum number of places.
     case limitReached(Int)
+    /// The name is empty or only spaces.
     case emptyName
 
     /// The reason in the specification's words.

@@ -21,7 +21,12 @@ public struct CabType: Hashable, Sendable, CustomStringConvertible {
 
 /// A cab's status. `unattended` means no driver is in it.
 public enum CabStatus: Int, CaseIterable, Sendable {
-    case available, busy, unattended
+    /// Free: can be offered a job.
+    case available
+    /// On a job.
+    case busy
+    /// Not reachable: logged out or not answering.
+    case unattended
 }
 
 /// A cab as the fleet knows it.
@@ -48,10 +53,15 @@ public struct CabMatch: Hashable, Sendable {
 
 /// Why the fleet refused a call.
 public enum FleetError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No registered cab has this id.
     case unknownCab(String)
+    /// A cab with this id is already registered.
     case duplicateCab(String)
+    /// The type is not one of the fleet's configured types.
     case unknownCabType(String)
+    /// A report's coordinate is not on the globe.
     case invalidPosition(cab: String, reason: String)
+    /// More cab types than the index's tag bits can hold.
     case tooManyCabTypes(Int)
 
     /// The error in one line.
@@ -68,6 +78,7 @@ public enum FleetError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// What became of a position report.
 public enum ReportOutcome: Sendable, Equatable {
+    /// The report moved the cab.
     case applied
     /// Older than the cab's last report: ignored, and counted in `Fleet.outOfOrderReports`.
     case ignoredOutOfOrder

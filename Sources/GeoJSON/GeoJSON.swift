@@ -11,12 +11,19 @@ public struct Position: Hashable, Sendable {
 
 /// A GeoJSON geometry with raw positions. Polygons are lists of rings, the shell first.
 public enum GeoJSONGeometry: Equatable, Sendable {
+    /// A Point.
     case point(Position)
+    /// A MultiPoint.
     case multiPoint([Position])
+    /// A LineString.
     case lineString([Position])
+    /// A MultiLineString.
     case multiLineString([[Position]])
+    /// A Polygon: its shell, then its holes.
     case polygon([[Position]])
+    /// A MultiPolygon.
     case multiPolygon([[[Position]]])
+    /// A GeometryCollection.
     case geometryCollection([GeoJSONGeometry])
 
     /// The geometry's polygons, or nil when it has non-areal parts.
@@ -96,9 +103,13 @@ public struct Feature: Sendable {
 
 /// Why a GeoJSON document was refused; the description is one line naming the place.
 public enum GeoJSONError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The file is not JSON.
     case syntax(JSONSyntaxError)
+    /// The top-level value is not a FeatureCollection.
     case notAFeatureCollection(String)
+    /// The collection has no features.
     case noFeatures
+    /// A feature is malformed; `path` is the member's JSON path.
     case feature(index: Int, path: String, reason: String)
 
     /// The error in one line.

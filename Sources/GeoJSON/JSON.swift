@@ -1,10 +1,16 @@
 /// A parsed JSON value. Object members keep their order, as written.
 public enum JSONValue: Equatable, Sendable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number.
     case number(Double)
+    /// A string, unescaped.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object, its members in file order.
     case object([(String, JSONValue)])
 
     /// Structural equality; numbers compare as doubles and object members in order.

@@ -4,7 +4,14 @@ import SpatialIndex
 
 /// What a geocoding answer is.
 public enum PlaceKind: UInt8, Sendable, CaseIterable, CustomStringConvertible {
-    case address = 0, street, place, city
+    /// A house address.
+    case address = 0
+    /// A named street.
+    case street
+    /// A place or point of interest.
+    case place
+    /// A city or town from the gazetteer.
+    case city
     /// The kind's name as outputs print it.
     public var description: String { ["address", "street", "place", "city"][Int(rawValue)] }
 

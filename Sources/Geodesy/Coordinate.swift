@@ -1,7 +1,10 @@
 /// Why a latitude/longitude pair was refused.
 public enum CoordinateError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A NaN or infinite number.
     case notFinite(latitude: Double, longitude: Double)
+    /// A latitude outside [-90, 90].
     case latitudeOutOfRange(Double)
+    /// A longitude outside [-180, 180].
     case longitudeOutOfRange(Double)
 
     /// The reason in one line.

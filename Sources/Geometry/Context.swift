@@ -2,8 +2,11 @@ import CGEOS
 
 /// Why GEOS refused an input or an operation; the text is GEOS's own reason.
 public enum GeometryError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// WKT, WKB or GeoJSON that GEOS could not read.
     case parse(format: String, reason: String)
+    /// A GEOS operation failed; the first value names it.
     case operation(String, reason: String)
+    /// A polygon was needed and the geometry is of another kind.
     case notAreal(String)
 
     /// The GEOS message, in one line.

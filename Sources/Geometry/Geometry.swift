@@ -11,6 +11,7 @@ final class GEOSObject {
 
 /// What `Geometry.validity` found.
 public enum Validity: Equatable, Sendable {
+    /// GEOS finds the geometry valid.
     case valid
     /// GEOS's reason, for example `Self-intersection[7.41 43.73]`.
     case invalid(reason: String)

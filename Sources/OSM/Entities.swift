@@ -103,8 +103,11 @@ public struct OSMKinds: OptionSet, Sendable {
 /// Why an OSM file could not be read. The message names the file and, where known, the
 /// block and byte.
 public enum OSMError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The file cannot be opened or read.
     case unreadable(String)
+    /// The bytes break the format.
     case malformed(String)
+    /// The file needs a feature this reader lacks (a compression, a required feature).
     case unsupported(String)
 
     /// The error in one line, naming the file and, where it helps, the block.

@@ -3,9 +3,13 @@ import Geodesy
 
 /// Why PROJ refused a CRS or a transform.
 public enum ProjectionError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// PROJ could not create a context.
     case noContext
+    /// PROJ does not know the CRS.
     case unknownCRS(String, reason: String)
+    /// A point could not be transformed; `index` is its place in the batch.
     case transformFailed(index: Int, x: Double, y: Double, reason: String)
+    /// The x and y arrays differ in length.
     case mismatchedArrays(Int, Int)
 
     /// The PROJ message, in one line.

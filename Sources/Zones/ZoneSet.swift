@@ -5,6 +5,7 @@ import GeoJSON
 public enum ZoneError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The specification's refusal: the point lies in no service area.
     case outOfServiceArea(Coordinate)
+    /// No zone has this id.
     case unknownZone(String)
     /// A zone or service-area file could not be read; `place` names the file and where.
     case badInput(place: String, reason: String)
