@@ -19,8 +19,9 @@ mkdir -p "$work"
 
 # Seeds. The binary files' seeds are their payloads (the 32-byte header removed): each
 # harness wraps its input in a valid container, so mutants are never stopped by the checksum.
+# Made afresh on every run, so that the seeds always have the current file formats.
 seeds=$work/seeds
-if [ ! -f "$seeds/.done" ]; then
+{
     echo "fuzz: making the seed corpus from Data/monaco" >&2
     rm -rf "$seeds"; mkdir -p "$seeds"/{FuzzZones,FuzzGraph,FuzzGeocoder,FuzzOSMPBF,FuzzGeoJSON,FuzzCSV}
     swift build --product wayfare >/dev/null
@@ -46,8 +47,7 @@ if [ ! -f "$seeds/.done" ]; then
     # A graph as the CSV harness reads it: nodes, a blank line, edges (two-way, one-way, WKT).
     printf 'id,lat,lon\na,43.7300,7.4200\nb,43.7310,7.4200\nc,43.7310,7.4215\n\nfrom,to,length_m,time_s,wkt\na,b,111.2,10,\nb,a,111.2,10,\nb,c,120.7,12,"LINESTRING (7.4200 43.7310, 7.4208 43.7311, 7.4215 43.7310)"\n' \
         > "$seeds/FuzzCSV/graph.csv"
-    touch "$seeds/.done"
-fi
+}
 
 echo "fuzz: building ${harnesses[*]} with -sanitize=fuzzer,address" >&2
 for h in "${harnesses[@]}"; do

@@ -70,8 +70,8 @@ extension SegmentGrid {
         guard blockSlots.count == 2 * n, n > 0, n & (n - 1) == 0,
               (0..<n).contains(where: { blockSlots[2 * $0] == Self.empty }),
               (0..<n).allSatisfy({ blockSlots[2 * $0] == Self.empty || blockSlots[2 * $0 + 1] < UInt64(blocks) }),
-              cellStart.count == blocks * Self.blockCells + 1, cellStart.first == 0, Int(cellStart.last!) == lists.count,
-              zip(cellStart, cellStart.dropFirst()).allSatisfy({ $0 <= $1 }), lists.allSatisfy({ $0 < segments })
+              Validate.offsets(cellStart, count: blocks * Self.blockCells, limit: lists.count),
+              lists.allSatisfy({ $0 < segments })
         else { throw .inconsistent }
     }
 }
