@@ -87,12 +87,13 @@ public enum ReportOutcome: Sendable, Equatable {
 /// The live fleet of one city: cabs, their last positions, and fast searches over them.
 ///
 /// Concurrency model: **published snapshots**. Position reports (from any thread) update a
-/// writer copy of the R-tree under a mutex; every `publishInterval` (default 50 ms), or on
-/// `publish()`, the writer's value is copied into the published snapshot — cheap, because
-/// the tree is a value of copy-on-write arrays. Queries (from any number of threads) take
-/// the current snapshot under a second, briefly held mutex and search it with no lock held,
-/// so reports never wait for queries and queries never wait for reports. A query sees the
-/// fleet as of the last publish: at most `publishInterval` old, far fresher than cabs report.
+/// writer copy of the R-tree under a mutex; a write made `publishInterval` (default 50 ms)
+/// or more after the last publish, or a call to `publish()`, copies the writer's value into
+/// the published snapshot — cheap, because the tree is a value of copy-on-write arrays.
+/// Queries (from any number of threads) take the current snapshot under a second, briefly
+/// held mutex and search it with no lock held, so reports never wait for queries and
+/// queries never wait for reports. A query sees the fleet as of the last publish; after the
+/// last write of a quiet spell, that lasts until the next write or `publish()`.
 ///
 /// `Sendable`: all mutable state sits behind locks (`Locked`); snapshots are immutable values.
 public final class Fleet: Sendable {
