@@ -15,7 +15,7 @@ private let pickup = Coordinate(unchecked: 40.7580, -73.9855)
 private func sampleFleet(count: Int = 300) throws -> (Fleet, [String: Coordinate]) {
     var config = Fleet.Configuration()
     config.publishInterval = 3600   // publish by hand, so tests see exactly what they set up
-    let fleet = try Fleet(configuration: config)
+    let fleet = try Fleet(configuration: config, clock: ManualClock(t0))
     var positions: [String: Coordinate] = [:]
     for i in 0..<count {
         let id = "cab-\(i)"
@@ -51,6 +51,7 @@ private func sampleFleet(count: Int = 300) throws -> (Fleet, [String: Coordinate
         #expect(!fleet.nearest(5, to: pickup, now: t0.addingTimeInterval(119)).isEmpty)
         #expect(fleet.nearest(5, to: pickup, now: t0.addingTimeInterval(121)).isEmpty)
         // A fresh report brings one back.
+        (fleet.clock as? ManualClock)?.set(t0.addingTimeInterval(200))
         try fleet.report(cab: "cab-0", position: pickup, at: t0.addingTimeInterval(200))
         fleet.publish()
         #expect(fleet.nearest(5, to: pickup, now: t0.addingTimeInterval(250)).map(\.cab.id) == ["cab-0"])
@@ -94,7 +95,7 @@ private func sampleFleet(count: Int = 300) throws -> (Fleet, [String: Coordinate
         var config = Fleet.Configuration()
         config.cabTypes = [CabType("Tuk-tuk"), CabType("Minivan")]
         config.publishInterval = 0
-        let fleet = try Fleet(configuration: config)
+        let fleet = try Fleet(configuration: config, clock: ManualClock(t0))
         try fleet.register(id: "t", type: CabType("Tuk-tuk"), status: .available)
         try fleet.register(id: "m", type: CabType("Minivan"), status: .available)
         try fleet.report(cab: "t", position: pickup, at: t0)
@@ -109,7 +110,7 @@ struct FleetZoneTests {
         let (zones, _) = try ZoneImporter.load(zonesAt: SharedData.path("monaco/wards.geojson"))
         var config = Fleet.Configuration()
         config.publishInterval = 0
-        let fleet = try Fleet(configuration: config)
+        let fleet = try Fleet(configuration: config, clock: ManualClock(t0))
         var rng = SeededRandom(seed: 8)
         let box = zones.bounds
         var truth: [String: String] = [:]
@@ -133,7 +134,7 @@ struct FleetZoneTests {
     @Test func readersAndWritersRunTogether() async throws {
         var config = Fleet.Configuration()
         config.publishInterval = 0.001
-        let fleet = try Fleet(configuration: config)
+        let fleet = try Fleet(configuration: config, clock: ManualClock(t0.addingTimeInterval(20)))
         for i in 0..<2_000 {
             try fleet.register(id: "c\(i)", type: .hatchback, status: .available)
             try fleet.report(cab: "c\(i)", position: pickup.destination(bearing: Double(i % 360), distance: Double(i)), at: t0)
