@@ -107,14 +107,15 @@ public enum ReportOutcome: Sendable, Equatable {
 
 /// The live fleet of one city: cabs, their last positions, and fast searches over them.
 ///
-/// Concurrency model: **published snapshots**. Reports and status changes (from any thread)
-/// update a writer copy of the R-tree under a mutex. A snapshot of it is published by a
-/// write made `publishInterval` (default 50 ms) or more after the last publish, by a query
-/// that finds the published snapshot that old while changes wait, or by `publish()`; a
-/// publish is cheap, because the tree is a value of copy-on-write arrays. Queries (from any
-/// number of threads) take the current snapshot under a second, briefly held mutex and
-/// search it with no lock held, so reports never wait for queries and queries never wait
-/// for reports. So a query never sees the fleet as it was more than `publishInterval` ago.
+/// Concurrency model: **two replicas, left–right**. Reports and status changes (from any
+/// thread) take a mutex, update the fleet's records and the replica no reader is in, and log
+/// the change. A publish — by a write made `publishInterval` (default 50 ms) or more after
+/// the last one, by a query that finds the published replica that old while changes wait,
+/// or by `publish()` — swaps the replicas, waits for the readers still in the old one (a
+/// search takes microseconds) and replays the log into it: work in proportion to what
+/// changed, not to the fleet. Queries (from any number of threads) take no lock: they
+/// announce themselves in an atomic counter and search the published replica. So a query
+/// never sees the fleet as it was more than `publishInterval` ago.
 ///
 /// Time comes from an injected `FleetClock`, so staleness and publishing are tested with a
 /// `ManualClock` and simulations run faster than real time.
@@ -138,26 +139,17 @@ public final class Fleet: Sendable {
         public init() {}
     }
 
+    /// The fleet's own records, under the state lock.
     struct State: Sendable {
-        var tree = RTree<Int32>()
-        /// Per slot: the cab, whether the slot is live (unregistering leaves a tombstone so
-        /// handles stay stable), and its tree entry (-1 before the first report).
+        /// Per slot: the cab, and whether the slot is live (unregistering leaves a tombstone
+        /// so that handles stay stable).
         var cabs: [Cab] = []
         var live: [Bool] = []
-        var entryOfCab: [Int32] = []
         var indexOfID: [String: Int32] = [:]
         var outOfOrder = 0
-        /// When the published snapshot was taken, and whether anything changed since.
+        /// When the readers' replica was published, and whether anything changed since.
         var lastPublish: TimeInterval = -.infinity
         var changed = false
-    }
-
-    /// What queries read: the tree and the cabs as of `takenAt`.
-    struct Snapshot: Sendable {
-        var tree = RTree<Int32>()
-        var cabs: [Cab] = []
-        /// Seconds since the reference date, on the fleet's clock.
-        var takenAt: TimeInterval = -.infinity
     }
 
     /// The types, staleness, publish interval and skew this fleet was made with.
@@ -167,7 +159,7 @@ public final class Fleet: Sendable {
     /// Report times are stored as whole seconds from this epoch in the tree's stamps.
     let epoch: Date
     let state: Locked<State>
-    let published: Locked<Snapshot>
+    let replicas: Replicas
 
     /// An empty fleet reading the time from `clock`. `epoch` is the time that the index's
     /// report stamps count from, in whole seconds held in 32 bits: times more than 68 years
@@ -179,7 +171,8 @@ public final class Fleet: Sendable {
         self.clock = clock
         self.epoch = epoch
         state = Locked(State())
-        published = Locked(Snapshot())
+        let types = configuration.cabTypes
+        replicas = Replicas(tagOf: { Self.tag(of: $0, types: types) }, stampOf: { Self.stamp($0, epoch: epoch) })
     }
 
     // MARK: Registering and reporting
@@ -211,21 +204,9 @@ public final class Fleet: Sendable {
             let first = s.cabs.count
             for (k, cab) in cabs.enumerated() {
                 s.indexOfID[cab.id] = Int32(first + k)
-                s.cabs.append(cab); s.live.append(true); s.entryOfCab.append(-1)
+                s.cabs.append(cab); s.live.append(true)
             }
-            let placed = (first..<s.cabs.count).filter { s.cabs[$0].position != nil }
-            if s.tree.count == 0, placed.count > 1,
-               let tree = try? RTree(coordinates: placed.map { s.cabs[$0].position! }, tags: placed.map { tag(s.cabs[$0]) },
-                                     stamps: placed.map { stamp(s.cabs[$0].lastReport!) }, payloads: placed.map(Int32.init)) {
-                // A bulk-loaded tree's entry ids are the input positions.
-                s.tree = tree
-                for (entry, c) in placed.enumerated() { s.entryOfCab[c] = Int32(entry) }
-            } else {
-                for c in placed {
-                    s.entryOfCab[c] = s.tree.insert(s.cabs[c].position!, tag: tag(s.cabs[c]), stamp: stamp(s.cabs[c].lastReport!),
-                                                    payload: Int32(c)).rawValue
-                }
-            }
+            replicas.apply(.register(first..<s.cabs.count), cabs: s.cabs)
             s.changed = true
             publishIfDue(&s, now: now.timeIntervalSinceReferenceDate)
             return .success((first..<s.cabs.count).map { CabHandle(slot: Int32($0)) })
@@ -240,8 +221,7 @@ public final class Fleet: Sendable {
         let error: FleetError? = state.withLock { s in
             guard let c = s.indexOfID.removeValue(forKey: id).map(Int.init) else { return .unknownCab(id) }
             s.live[c] = false
-            if s.entryOfCab[c] >= 0 { s.tree.remove(EntryID(rawValue: s.entryOfCab[c])) }
-            s.entryOfCab[c] = -1
+            replicas.apply(.remove(slot: Int32(c)), cabs: [])
             s.changed = true
             publishIfDue(&s, now: now)
             return nil
@@ -283,13 +263,7 @@ public final class Fleet: Sendable {
             }
             s.cabs[c].position = position
             s.cabs[c].lastReport = time
-            if s.entryOfCab[c] < 0 {
-                s.entryOfCab[c] = s.tree.insert(position, tag: tag(s.cabs[c]), stamp: stamp, payload: Int32(c)).rawValue
-            } else {
-                // The entry of a registered cab is always live; a failure here would be a bug
-                // in this type, and the report is still recorded in `cabs`.
-                _ = try? s.tree.move(EntryID(rawValue: s.entryOfCab[c]), to: position, stamp: stamp)
-            }
+            replicas.apply(.move(slot: cab.slot, position: position, stamp: stamp, time: time), cabs: [])
             s.changed = true
             publishIfDue(&s, now: now.timeIntervalSinceReferenceDate)
             return .success(.applied)
@@ -313,7 +287,7 @@ public final class Fleet: Sendable {
         let error: FleetError? = state.withLock { s in
             guard let c = s.indexOfID[id].map(Int.init) else { return .unknownCab(id) }
             s.cabs[c].status = status
-            if s.entryOfCab[c] >= 0 { try? s.tree.setTag(EntryID(rawValue: s.entryOfCab[c]), to: tag(s.cabs[c])) }
+            replicas.apply(.status(slot: Int32(c), status: status), cabs: [])
             s.changed = true
             publishIfDue(&s, now: now)
             return nil
@@ -339,7 +313,7 @@ public final class Fleet: Sendable {
 
     /// The time of the snapshot queries read now, on the fleet's clock (for measuring how
     /// old the data a query saw can be).
-    public var publishedAt: Date { Date(timeIntervalSinceReferenceDate: published.withLock { $0.takenAt }) }
+    public var publishedAt: Date { Date(timeIntervalSinceReferenceDate: replicas.publishedTime) }
 
     private func publishIfDue(_ s: inout State, now: TimeInterval) {
         if isDue(since: s.lastPublish, now: now) { publishNow(&s, now: now) }
@@ -355,23 +329,21 @@ public final class Fleet: Sendable {
     private func publishNow(_ s: inout State, now: TimeInterval) {
         s.lastPublish = now
         s.changed = false
-        let snapshot = Snapshot(tree: s.tree, cabs: s.cabs, takenAt: now)
-        published.withLock { $0 = snapshot }
+        replicas.publish(at: now, cabs: s.cabs)
     }
 
-    /// The snapshot a query reads. When it is `publishInterval` old or more, the query
-    /// publishes first if anything changed (and otherwise renews its time: it is still the
-    /// whole truth), so no query sees data older than the interval.
-    func currentSnapshot(now: TimeInterval) -> Snapshot {
-        let snap = published.withLock { $0 }
-        guard isDue(since: snap.takenAt, now: now) else { return snap }
-        state.withLock { s in
-            if s.changed || s.lastPublish == -.infinity { publishNow(&s, now: now) } else {
-                s.lastPublish = now
-                published.withLock { $0.takenAt = now }
+    /// Runs a search on the readers' replica. When that is `publishInterval` old or more, the
+    /// query publishes first if anything changed (and otherwise renews its time: it is still
+    /// the whole truth), so no query sees data older than the interval.
+    func read<R>(_ body: (Replica) -> R) -> R {
+        let now = clock.now().timeIntervalSinceReferenceDate
+        if isDue(since: replicas.publishedTime, now: now) {
+            state.withLock { s in
+                guard isDue(since: s.lastPublish, now: now) else { return }
+                if s.changed { publishNow(&s, now: now) } else { s.lastPublish = now; replicas.renew(at: now) }
             }
         }
-        return published.withLock { $0 }
+        return replicas.read(body)
     }
 
     // MARK: Searching
@@ -392,23 +364,23 @@ public final class Fleet: Sendable {
                         statuses: Set<CabStatus> = [.available], within radius: Double = .infinity,
                         now: Date? = nil, using w: FleetWorkspace) -> [CabMatch] {
         guard k > 0 else { return [] }
-        let now = now ?? clock.now()
-        let snap = currentSnapshot(now: clock.now().timeIntervalSinceReferenceDate)
-        let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now)
-        // The tree's stamps are whole seconds, so its filter also admits cabs up to a second
-        // staler than `staleAfter`; they are dropped here at full precision, asking for more
-        // when some were.
-        var asked = k
-        while true {
-            snap.tree.nearest(asked, to: point, within: radius, filter: filter, into: &w.neighbours, using: w.search)
-            var out: [CabMatch] = []
-            out.reserveCapacity(min(k, w.neighbours.count))
-            for n in w.neighbours where out.count < k {
-                guard let c = snap.tree[n.entry], let last = snap.cabs[Int(c)].lastReport, last >= cutoff else { continue }
-                out.append(CabMatch(cab: snap.cabs[Int(c)], distance: n.distance))
+        let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now ?? clock.now())
+        return read { r in
+            // The tree's stamps are whole seconds, so its filter also admits cabs up to a
+            // second staler than `staleAfter`; they are dropped here at full precision,
+            // asking for more when some were.
+            var asked = k
+            while true {
+                r.tree.nearest(asked, to: point, within: radius, filter: filter, into: &w.neighbours, using: w.search)
+                var out: [CabMatch] = []
+                out.reserveCapacity(min(k, w.neighbours.count))
+                for n in w.neighbours where out.count < k {
+                    guard let c = r.tree[n.entry], let last = r.cabs[Int(c)].lastReport, last >= cutoff else { continue }
+                    out.append(CabMatch(cab: r.cabs[Int(c)], distance: n.distance))
+                }
+                if out.count == k || w.neighbours.count < asked || asked >= r.tree.count { return out }
+                asked = min(asked * 2, r.tree.count)
             }
-            if out.count == k || w.neighbours.count < asked || asked >= snap.tree.count { return out }
-            asked = min(asked * 2, snap.tree.count)
         }
     }
 
@@ -421,13 +393,13 @@ public final class Fleet: Sendable {
     /// `cabs(within:of:types:statuses:now:)` with the caller's scratch space.
     public func cabs(within radius: Double, of point: Coordinate, types: Set<CabType>? = nil,
                      statuses: Set<CabStatus> = [.available], now: Date? = nil, using w: FleetWorkspace) -> [CabMatch] {
-        let now = now ?? clock.now()
-        let snap = currentSnapshot(now: clock.now().timeIntervalSinceReferenceDate)
-        let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now)
-        snap.tree.within(radius, of: point, filter: filter, sorted: true, into: &w.neighbours, using: w.search)
-        return w.neighbours.compactMap { n in
-            guard let c = snap.tree[n.entry], let last = snap.cabs[Int(c)].lastReport, last >= cutoff else { return nil }
-            return CabMatch(cab: snap.cabs[Int(c)], distance: n.distance)
+        let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now ?? clock.now())
+        return read { r in
+            r.tree.within(radius, of: point, filter: filter, sorted: true, into: &w.neighbours, using: w.search)
+            return w.neighbours.compactMap { n in
+                guard let c = r.tree[n.entry], let last = r.cabs[Int(c)].lastReport, last >= cutoff else { return nil }
+                return CabMatch(cab: r.cabs[Int(c)], distance: n.distance)
+            }
         }
     }
 
@@ -437,15 +409,15 @@ public final class Fleet: Sendable {
     /// rectangular-shaped". Sorted by id.
     public func cabs(in zone: Zone, of zones: ZoneSet, types: Set<CabType>? = nil,
                      statuses: Set<CabStatus> = Set(CabStatus.allCases), now: Date? = nil) -> [Cab] {
-        let now = now ?? clock.now()
-        let snap = currentSnapshot(now: clock.now().timeIntervalSinceReferenceDate)
-        let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now)
+        let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now ?? clock.now())
         let w = FleetWorkspace()
-        snap.tree.inside(zones.bounds(of: zone), filter: filter, into: &w.entries, using: w.search)
-        return w.entries.compactMap { e in
-            guard let p = snap.tree.position(of: e), let c = snap.tree[e], let last = snap.cabs[Int(c)].lastReport,
-                  last >= cutoff, zones.covers(p, zone: zone) else { return nil }
-            return snap.cabs[Int(c)]
+        return read { r -> [Cab] in
+            r.tree.inside(zones.bounds(of: zone), filter: filter, into: &w.entries, using: w.search)
+            return w.entries.compactMap { e -> Cab? in
+                guard let p = r.tree.position(of: e), let c = r.tree[e], let last = r.cabs[Int(c)].lastReport,
+                      last >= cutoff, zones.covers(p, zone: zone) else { return nil }
+                return r.cabs[Int(c)]
+            }
         }.sorted { $0.id < $1.id }
     }
 
@@ -461,13 +433,15 @@ public final class Fleet: Sendable {
     }
 
     /// The R-tree tag of a cab: its type's bit in the low half, its status's in the high.
-    func tag(_ cab: Cab) -> UInt32 {
-        let t = configuration.cabTypes.firstIndex(of: cab.type) ?? 0
+    static func tag(of cab: Cab, types: [CabType]) -> UInt32 {
+        let t = types.firstIndex(of: cab.type) ?? 0
         return 1 << UInt32(t) | 1 << UInt32(16 + cab.status.rawValue)
     }
 
     /// Whole seconds since the epoch, rounded down and clamped to Int32.
-    func stamp(_ date: Date) -> Int32 {
+    func stamp(_ date: Date) -> Int32 { Self.stamp(date, epoch: epoch) }
+
+    static func stamp(_ date: Date, epoch: Date) -> Int32 {
         let s = date.timeIntervalSince(epoch).rounded(.down)
         return Int32(max(Double(Int32.min), min(Double(Int32.max), s)))
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Geodesy
+import SpatialIndex
 import TestSupport
 @testable import Fleet
 
@@ -159,6 +160,68 @@ private let pickup = Coordinate(unchecked: 43.7393, 7.4277)
             let p = pickup.destination(bearing: Double(q * 7), distance: Double(q * 40))
             #expect(fleet.nearest(10, to: p, using: w) == fleet.nearest(10, to: p))
             #expect(fleet.cabs(within: 300, of: p, using: w) == fleet.cabs(within: 300, of: p))
+        }
+    }
+}
+
+/// The two replicas behind the left–right publish: after any sequence of changes and
+/// publishes, both hold exactly the fleet's records, and searches match a brute force.
+@Suite struct FleetReplicaTests {
+    @Test func bothReplicasConvergeOnTheRecordsOverRandomChanges() throws {
+        for (seed, interval) in [(UInt64(1), 0.0), (2, 0.05), (3, 1.0)] {
+            let clock = ManualClock(t0)
+            var config = Fleet.Configuration()
+            config.publishInterval = interval
+            let fleet = try Fleet(configuration: config, clock: clock)
+            var rng = SeededRandom(seed: seed)
+            func spot() -> Coordinate {
+                pickup.destination(bearing: Double.random(in: 0..<360, using: &rng), distance: Double.random(in: 0..<5_000, using: &rng))
+            }
+            // A bulk start, then single registrations, moves, status changes and removals.
+            try fleet.register((0..<300).map { Cab(id: "b\($0)", type: .sedan, status: .available, position: spot(), lastReport: t0) })
+            var next = 0
+            for _ in 0..<6_000 {
+                let ids = try fleet.state.withLock { s in s.indexOfID.keys.sorted() }
+                switch Int.random(in: 0..<100, using: &rng) {
+                case 0..<3:
+                    try fleet.register(id: "n\(next)", type: .hatchback, status: .available); next += 1
+                case 3..<5 where !ids.isEmpty:
+                    try fleet.unregister(ids[Int.random(in: 0..<ids.count, using: &rng)])
+                case 5..<15 where !ids.isEmpty:
+                    try fleet.setStatus(of: ids[Int.random(in: 0..<ids.count, using: &rng)], to: CabStatus.allCases.randomElement(using: &rng)!)
+                case 15..<20:
+                    clock.advance(by: Double.random(in: 0..<0.1, using: &rng))
+                    _ = fleet.nearest(3, to: spot())
+                default:
+                    if !ids.isEmpty { try fleet.report(cab: ids[Int.random(in: 0..<ids.count, using: &rng)], position: spot(), at: clock.now()) }
+                }
+            }
+            // Two publishes bring both replicas up to date.
+            fleet.publish(); fleet.publish()
+            let records = fleet.state.withLock { $0 }
+            for replica in [fleet.replicas.left, fleet.replicas.right] {
+                #expect(replica.tree.invariantViolation() == nil)
+                #expect(replica.cabs.count == records.cabs.count)
+                var placed = 0
+                for c in records.cabs.indices {
+                    let inTree = replica.entryOfCab[c] >= 0
+                    #expect(inTree == (records.live[c] && records.cabs[c].position != nil), "seed \(seed) slot \(c)")
+                    guard records.live[c] else { continue }
+                    #expect(replica.cabs[c] == records.cabs[c], "seed \(seed) slot \(c)")
+                    if inTree {
+                        placed += 1
+                        let e = EntryID(rawValue: replica.entryOfCab[c])
+                        #expect(replica.tree[e] == Int32(c) && replica.tree.position(of: e) == records.cabs[c].position)
+                    }
+                }
+                #expect(replica.tree.count == placed)
+            }
+            // And a search equals a brute force over the records.
+            let now = clock.now()
+            let truth = records.cabs.indices.filter { records.live[$0] && records.cabs[$0].status == .available && records.cabs[$0].position != nil
+                && now.timeIntervalSince(records.cabs[$0].lastReport!) <= 120 }
+                .sorted { pickup.distance(to: records.cabs[$0].position!) < pickup.distance(to: records.cabs[$1].position!) }
+            #expect(fleet.nearest(10, to: pickup).map(\.cab.id) == truth.prefix(10).map { records.cabs[$0].id }, "seed \(seed)")
         }
     }
 }

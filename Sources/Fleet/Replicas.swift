@@ -1,0 +1,175 @@
+import Foundation
+import Geodesy
+import SpatialIndex
+import Synchronization
+
+/// One searchable copy of the fleet: its R-tree, the cabs as the tree knows them, and each
+/// cab's entry in this tree.
+///
+/// `@unchecked Sendable`: readers and the writer never touch the same replica at once; the
+/// left–right protocol of `Replicas` guarantees it.
+final class Replica: @unchecked Sendable {
+    var tree = RTree<Int32>()
+    var cabs: [Cab] = []
+    var entryOfCab: [Int32] = []
+}
+
+/// A change to the fleet, kept in a log between two publishes so that the replica the
+/// readers left can be brought up to date.
+enum FleetChange {
+    /// Slots registered (appended in order); those with a position are placed in the tree.
+    case register(Range<Int>)
+    case move(slot: Int32, position: Coordinate, stamp: Int32, time: Date)
+    case status(slot: Int32, status: CabStatus)
+    case remove(slot: Int32)
+}
+
+/// Two replicas and the left–right protocol between them (after Ramalhete and Correia's
+/// Left-Right): readers search one replica without a lock while the writer changes the
+/// other; a publish swaps them, waits until no reader is still in the old one, and replays
+/// the changes made since the last publish into it.
+///
+/// Why: a snapshot that shares the writer's copy-on-write arrays makes the first write after
+/// each publish copy the whole tree (about 100 MB at 1M cabs). Here a publish costs work in
+/// proportion to what changed, at the price of a second tree in memory and each change
+/// applied twice. Moves of one cab between two publishes are coalesced: the log keeps the
+/// last.
+///
+/// `@unchecked Sendable`: the replicas are shared through the protocol above; the log is
+/// touched only under the fleet's state lock.
+final class Replicas: @unchecked Sendable {
+    let left = Replica(), right = Replica()
+    /// 0: readers read `left`; 1: `right`.
+    let readSide = Atomic<Int>(0)
+    /// Which of the two reader counters new readers announce themselves in.
+    let versionIndex = Atomic<Int>(0)
+    let readers0 = Atomic<Int>(0), readers1 = Atomic<Int>(0)
+    /// The bit pattern of the published replica's time (seconds since 2001, fleet clock).
+    let publishedAt = Atomic<UInt64>((-Double.infinity).bitPattern)
+    let tagOf: @Sendable (Cab) -> UInt32
+    let stampOf: @Sendable (Date) -> Int32
+
+    // Writer side: touched only under the fleet's state lock.
+    var log: [FleetChange] = []
+    /// Per slot: the log index of its last move since the publish, or -1.
+    var pendingMove: [Int32] = []
+
+    init(tagOf: @escaping @Sendable (Cab) -> UInt32, stampOf: @escaping @Sendable (Date) -> Int32) {
+        self.tagOf = tagOf; self.stampOf = stampOf
+    }
+
+    // MARK: Reading
+
+    /// Runs `body` on the replica readers see now; the writer does not change it meanwhile.
+    @inline(__always)
+    func read<R>(_ body: (Replica) -> R) -> R {
+        if versionIndex.load(ordering: .sequentiallyConsistent) == 0 {
+            readers0.add(1, ordering: .sequentiallyConsistent)
+            defer { readers0.subtract(1, ordering: .sequentiallyConsistent) }
+            return body(readSide.load(ordering: .sequentiallyConsistent) == 0 ? left : right)
+        } else {
+            readers1.add(1, ordering: .sequentiallyConsistent)
+            defer { readers1.subtract(1, ordering: .sequentiallyConsistent) }
+            return body(readSide.load(ordering: .sequentiallyConsistent) == 0 ? left : right)
+        }
+    }
+
+    /// When the replica readers see was published.
+    var publishedTime: TimeInterval { Double(bitPattern: publishedAt.load(ordering: .sequentiallyConsistent)) }
+
+    // MARK: Writing (under the fleet's state lock)
+
+    /// The replica the writer changes; readers are not in it.
+    private var writing: Replica { readSide.load(ordering: .sequentiallyConsistent) == 0 ? right : left }
+
+    /// Applies a change to the writer's replica now and logs it for the other. `cabs` are
+    /// the fleet's own records (a registration reads its slots there).
+    func apply(_ change: FleetChange, cabs: [Cab]) {
+        apply(change, to: writing, cabs: cabs)
+        switch change {
+        case let .move(slot, _, _, _):
+            let s = Int(slot)
+            if s >= pendingMove.count { pendingMove.append(contentsOf: repeatElement(-1, count: s + 1 - pendingMove.count)) }
+            if pendingMove[s] >= 0 {
+                log[Int(pendingMove[s])] = change   // only the cab's last move matters to the other replica
+            } else {
+                pendingMove[s] = Int32(log.count)
+                log.append(change)
+            }
+        case let .status(slot, _), let .remove(slot):
+            // A later move must come after this change in the log.
+            if Int(slot) < pendingMove.count { pendingMove[Int(slot)] = -1 }
+            log.append(change)
+        case .register:
+            log.append(change)
+        }
+    }
+
+    /// Makes the writer's replica the one readers see, waits until no reader is left in the
+    /// other, and replays the log into it. `cabs` are the fleet's records now.
+    func publish(at now: TimeInterval, cabs: [Cab]) {
+        let newSide = 1 - readSide.load(ordering: .sequentiallyConsistent)
+        publishedAt.store(now.bitPattern, ordering: .sequentiallyConsistent)
+        readSide.store(newSide, ordering: .sequentiallyConsistent)
+        // Readers that began before the swap may be in the old replica, counted in either
+        // counter: send new readers to the other counter, wait for each to drain in turn.
+        let previous = versionIndex.load(ordering: .sequentiallyConsistent)
+        waitUntilNoReaders(in: 1 - previous)
+        versionIndex.store(1 - previous, ordering: .sequentiallyConsistent)
+        waitUntilNoReaders(in: previous)
+        let old = newSide == 0 ? right : left
+        for change in log { apply(change, to: old, cabs: cabs) }
+        log.removeAll(keepingCapacity: true)
+        for i in pendingMove.indices where pendingMove[i] >= 0 { pendingMove[i] = -1 }
+    }
+
+    /// Renews the published time when nothing changed: the replica is still the whole truth.
+    func renew(at now: TimeInterval) { publishedAt.store(now.bitPattern, ordering: .sequentiallyConsistent) }
+
+    private func waitUntilNoReaders(in counter: Int) {
+        var spins = 0
+        while (counter == 0 ? readers0.load(ordering: .sequentiallyConsistent) : readers1.load(ordering: .sequentiallyConsistent)) != 0 {
+            spins += 1
+            if spins > 64 { sched_yield() }   // a reader was descheduled mid-search
+        }
+    }
+
+    private func apply(_ change: FleetChange, to r: Replica, cabs: [Cab]) {
+        switch change {
+        case let .register(slots):
+            // Registered slots take the fleet's records as they are now: a later change to
+            // them is also in the log, after this one, so replaying it again is harmless.
+            let empty = r.tree.count == 0
+            for s in slots { r.cabs.append(cabs[s]); r.entryOfCab.append(-1) }
+            let placed = slots.filter { r.cabs[$0].position != nil && r.cabs[$0].lastReport != nil }
+            if empty, placed.count > 1,
+               let tree = try? RTree(coordinates: placed.map { r.cabs[$0].position! }, tags: placed.map { tagOf(r.cabs[$0]) },
+                                     stamps: placed.map { stampOf(r.cabs[$0].lastReport!) }, payloads: placed.map(Int32.init)) {
+                r.tree = tree   // a bulk-loaded tree's entry ids are the input positions
+                for (entry, c) in placed.enumerated() { r.entryOfCab[c] = Int32(entry) }
+            } else {
+                for c in placed {
+                    r.entryOfCab[c] = r.tree.insert(r.cabs[c].position!, tag: tagOf(r.cabs[c]), stamp: stampOf(r.cabs[c].lastReport!),
+                                                    payload: Int32(c)).rawValue
+                }
+            }
+        case let .move(slot, position, stamp, time):
+            let c = Int(slot)
+            r.cabs[c].position = position; r.cabs[c].lastReport = time
+            if r.entryOfCab[c] < 0 {
+                r.entryOfCab[c] = r.tree.insert(position, tag: tagOf(r.cabs[c]), stamp: stamp, payload: slot).rawValue
+            } else {
+                // A live entry always exists here; a failure would be a bug in this type.
+                _ = try? r.tree.move(EntryID(rawValue: r.entryOfCab[c]), to: position, stamp: stamp)
+            }
+        case let .status(slot, status):
+            let c = Int(slot)
+            r.cabs[c].status = status
+            if r.entryOfCab[c] >= 0 { try? r.tree.setTag(EntryID(rawValue: r.entryOfCab[c]), to: tagOf(r.cabs[c])) }
+        case let .remove(slot):
+            let c = Int(slot)
+            if r.entryOfCab[c] >= 0 { r.tree.remove(EntryID(rawValue: r.entryOfCab[c])) }
+            r.entryOfCab[c] = -1
+        }
+    }
+}
