@@ -349,11 +349,11 @@ public final class Fleet: Sendable {
     // MARK: Searching
 
     /// The `k` nearest offered cabs to `point`: of the given types (all when nil) and
-    /// statuses, reported within `staleAfter` of `now` (the fleet's clock when nil), within
+    /// statuses (available only when nil), reported within `staleAfter` of `now` (the fleet's clock when nil), within
     /// `radius` metres; nearest first. Allocates its scratch space: a thread that searches
     /// often passes its own `FleetWorkspace` to `nearest(_:to:types:statuses:within:now:using:)`.
     public func nearest(_ k: Int, to point: Coordinate, types: Set<CabType>? = nil,
-                        statuses: Set<CabStatus> = [.available], within radius: Double = .infinity,
+                        statuses: Set<CabStatus>? = nil, within radius: Double = .infinity,
                         now: Date? = nil) -> [CabMatch] {
         nearest(k, to: point, types: types, statuses: statuses, within: radius, now: now, using: FleetWorkspace())
     }
@@ -361,11 +361,12 @@ public final class Fleet: Sendable {
     /// `nearest(_:to:types:statuses:within:now:)` with the caller's scratch space: it
     /// allocates nothing but its answer once the workspace has grown.
     public func nearest(_ k: Int, to point: Coordinate, types: Set<CabType>? = nil,
-                        statuses: Set<CabStatus> = [.available], within radius: Double = .infinity,
+                        statuses: Set<CabStatus>? = nil, within radius: Double = .infinity,
                         now: Date? = nil, using w: FleetWorkspace) -> [CabMatch] {
         guard k > 0 else { return [] }
         let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now ?? clock.now())
         return read { r in
+            w.lastSearchDataTime = Date(timeIntervalSinceReferenceDate: replicas.publishedTime)
             // The tree's stamps are whole seconds, so its filter also admits cabs up to a
             // second staler than `staleAfter`; they are dropped here at full precision,
             // asking for more when some were.
@@ -384,17 +385,19 @@ public final class Fleet: Sendable {
         }
     }
 
-    /// Every offered cab within `radius` metres, nearest first (the boundary included).
+    /// Every offered cab within `radius` metres, nearest first (the boundary included): of
+    /// the given types (all when nil) and statuses (available only when nil).
     public func cabs(within radius: Double, of point: Coordinate, types: Set<CabType>? = nil,
-                     statuses: Set<CabStatus> = [.available], now: Date? = nil) -> [CabMatch] {
+                     statuses: Set<CabStatus>? = nil, now: Date? = nil) -> [CabMatch] {
         cabs(within: radius, of: point, types: types, statuses: statuses, now: now, using: FleetWorkspace())
     }
 
     /// `cabs(within:of:types:statuses:now:)` with the caller's scratch space.
     public func cabs(within radius: Double, of point: Coordinate, types: Set<CabType>? = nil,
-                     statuses: Set<CabStatus> = [.available], now: Date? = nil, using w: FleetWorkspace) -> [CabMatch] {
+                     statuses: Set<CabStatus>? = nil, now: Date? = nil, using w: FleetWorkspace) -> [CabMatch] {
         let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now ?? clock.now())
         return read { r in
+            w.lastSearchDataTime = Date(timeIntervalSinceReferenceDate: replicas.publishedTime)
             r.tree.within(radius, of: point, filter: filter, sorted: true, into: &w.neighbours, using: w.search)
             return w.neighbours.compactMap { n in
                 guard let c = r.tree[n.entry], let last = r.cabs[Int(c)].lastReport, last >= cutoff else { return nil }
@@ -408,7 +411,7 @@ public final class Fleet: Sendable {
     /// included). The specification's "taxis located in a specified area that may not be
     /// rectangular-shaped". Sorted by id.
     public func cabs(in zone: Zone, of zones: ZoneSet, types: Set<CabType>? = nil,
-                     statuses: Set<CabStatus> = Set(CabStatus.allCases), now: Date? = nil) -> [Cab] {
+                     statuses: Set<CabStatus>? = Set(CabStatus.allCases), now: Date? = nil) -> [Cab] {
         let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now ?? clock.now())
         let w = FleetWorkspace()
         return read { r -> [Cab] in
@@ -423,11 +426,17 @@ public final class Fleet: Sendable {
 
     /// The tree filter for a search (its stamp bound rounded down to whole seconds, so it
     /// never drops a fresh cab) and the exact freshness cutoff.
-    func filter(types: Set<CabType>?, statuses: Set<CabStatus>, now: Date) -> (EntryFilter, Date) {
-        var typeBits: UInt32 = 0
-        for (i, t) in configuration.cabTypes.enumerated() where types?.contains(t) ?? true { typeBits |= 1 << UInt32(i) }
-        var statusBits: UInt32 = 0
-        for s in statuses { statusBits |= 1 << UInt32(16 + s.rawValue) }
+    func filter(types: Set<CabType>?, statuses: Set<CabStatus>?, now: Date) -> (EntryFilter, Date) {
+        var typeBits: UInt32 = 0xFFFF
+        if let types {
+            typeBits = 0
+            for (i, t) in configuration.cabTypes.enumerated() where types.contains(t) { typeBits |= 1 << UInt32(i) }
+        }
+        var statusBits: UInt32 = 1 << UInt32(16 + CabStatus.available.rawValue)
+        if let statuses {
+            statusBits = 0
+            for s in statuses { statusBits |= 1 << UInt32(16 + s.rawValue) }
+        }
         let cutoff = now.addingTimeInterval(-configuration.staleAfter)
         return (EntryFilter(anyOf: typeBits, alsoAnyOf: statusBits, minimumStamp: stamp(cutoff)), cutoff)
     }
@@ -453,6 +462,9 @@ public final class FleetWorkspace {
     let search = SearchWorkspace()
     var neighbours: [Neighbour] = []
     var entries: [EntryID] = []
+    /// When the data of the last search made with this workspace was published, on the
+    /// fleet's clock: how old the answer could be (for monitoring and benchmarks).
+    public internal(set) var lastSearchDataTime: Date?
     /// Empty scratch space; it grows to what the searches need and keeps it.
     public init() {}
 }

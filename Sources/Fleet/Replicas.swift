@@ -43,7 +43,12 @@ final class Replicas: @unchecked Sendable {
     let readSide = Atomic<Int>(0)
     /// Which of the two reader counters new readers announce themselves in.
     let versionIndex = Atomic<Int>(0)
-    let readers0 = Atomic<Int>(0), readers1 = Atomic<Int>(0)
+    /// The reader counters, each on a cache line of its own: every search writes one, and
+    /// sharing a line with what the writer reads would make each side miss on every call.
+    let counter0 = PaddedCounter(), counter1 = PaddedCounter()
+    /// The side the writer changes (the other one), kept apart from `readSide` so that a
+    /// change does not read a line the readers use.
+    var writerSide = 1
     /// The bit pattern of the published replica's time (seconds since 2001, fleet clock).
     let publishedAt = Atomic<UInt64>((-Double.infinity).bitPattern)
     let tagOf: @Sendable (Cab) -> UInt32
@@ -64,12 +69,12 @@ final class Replicas: @unchecked Sendable {
     @inline(__always)
     func read<R>(_ body: (Replica) -> R) -> R {
         if versionIndex.load(ordering: .sequentiallyConsistent) == 0 {
-            readers0.add(1, ordering: .sequentiallyConsistent)
-            defer { readers0.subtract(1, ordering: .sequentiallyConsistent) }
+            counter0.value.add(1, ordering: .sequentiallyConsistent)
+            defer { counter0.value.subtract(1, ordering: .sequentiallyConsistent) }
             return body(readSide.load(ordering: .sequentiallyConsistent) == 0 ? left : right)
         } else {
-            readers1.add(1, ordering: .sequentiallyConsistent)
-            defer { readers1.subtract(1, ordering: .sequentiallyConsistent) }
+            counter1.value.add(1, ordering: .sequentiallyConsistent)
+            defer { counter1.value.subtract(1, ordering: .sequentiallyConsistent) }
             return body(readSide.load(ordering: .sequentiallyConsistent) == 0 ? left : right)
         }
     }
@@ -80,7 +85,7 @@ final class Replicas: @unchecked Sendable {
     // MARK: Writing (under the fleet's state lock)
 
     /// The replica the writer changes; readers are not in it.
-    private var writing: Replica { readSide.load(ordering: .sequentiallyConsistent) == 0 ? right : left }
+    private var writing: Replica { writerSide == 1 ? right : left }
 
     /// Applies a change to the writer's replica now and logs it for the other. `cabs` are
     /// the fleet's own records (a registration reads its slots there).
@@ -108,9 +113,10 @@ final class Replicas: @unchecked Sendable {
     /// Makes the writer's replica the one readers see, waits until no reader is left in the
     /// other, and replays the log into it. `cabs` are the fleet's records now.
     func publish(at now: TimeInterval, cabs: [Cab]) {
-        let newSide = 1 - readSide.load(ordering: .sequentiallyConsistent)
+        let newSide = writerSide
         publishedAt.store(now.bitPattern, ordering: .sequentiallyConsistent)
         readSide.store(newSide, ordering: .sequentiallyConsistent)
+        writerSide = 1 - newSide
         // Readers that began before the swap may be in the old replica, counted in either
         // counter: send new readers to the other counter, wait for each to drain in turn.
         let previous = versionIndex.load(ordering: .sequentiallyConsistent)
@@ -128,7 +134,7 @@ final class Replicas: @unchecked Sendable {
 
     private func waitUntilNoReaders(in counter: Int) {
         var spins = 0
-        while (counter == 0 ? readers0.load(ordering: .sequentiallyConsistent) : readers1.load(ordering: .sequentiallyConsistent)) != 0 {
+        while (counter == 0 ? counter0.value.load(ordering: .sequentiallyConsistent) : counter1.value.load(ordering: .sequentiallyConsistent)) != 0 {
             spins += 1
             if spins > 64 { sched_yield() }   // a reader was descheduled mid-search
         }
@@ -172,4 +178,11 @@ final class Replicas: @unchecked Sendable {
             r.entryOfCab[c] = -1
         }
     }
+}
+
+/// An atomic counter alone on its cache line (64 bytes of padding either side).
+final class PaddedCounter: Sendable {
+    private let before: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
+    let value = Atomic<Int>(0)
+    private let after: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
 }

@@ -58,4 +58,33 @@ import TestSupport
             #expect(r.stderr.trimmingCharacters(in: .newlines).split(separator: "\n").count == 1, "\(args)")
         }
     }
+
+    /// `bench fleet`: its JSON contract, data never older than the publish interval plus a
+    /// scheduling margin, and one-line errors.
+    @Test func benchFleetPrintsItsContractAndRefusesBadInput() throws {
+        let dir = folder.path("fleetbench")
+        let sample = try runWayfare(["fleet", "sample", "--cabs", "2000", "--queries", "500", "--seed", "3", "--out-dir", dir])
+        #expect(sample.status == 0, "\(sample.stderr)")
+        let r = try runWayfare(["bench", "fleet", "--cabs", dir + "/cabs.csv", "--queries", dir + "/queries.csv",
+                                "--moves", dir + "/moves.csv", "--seconds", "0.5"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(json["cabs"] as? Int == 2000)
+        for key in ["reports_per_s", "reader_queries", "reader_p50_ns", "reader_p99_ns"] {
+            #expect((json[key] as? Double ?? 0) > 0, "\(key): \(r.stdout)")
+        }
+        // Debug builds on a loaded machine are slow, so the bound is loose; the benchmark
+        // figures in the README come from release builds.
+        #expect((json["max_staleness_ms"] as? Double ?? .infinity) < 50 + 250, "\(r.stdout)")
+        let cabs = dir + "/cabs.csv", queries = dir + "/queries.csv"
+        for (args, expected) in [
+            (["--moves", folder.write("ghost.csv", "id,lat,lon\nghost,40.7,-73.9\n")], "cab \"ghost\" is not in"),
+            (["--moves", dir + "/moves.csv", "--seconds", "0"], "--seconds must be"),
+            (["--moves", dir + "/moves.csv", "--k", "0"], "--k must be between"),
+        ] as [([String], String)] {
+            let bad = try runWayfare(["bench", "fleet", "--cabs", cabs, "--queries", queries] + args)
+            #expect(bad.status != 0 && bad.stderr.contains(expected), "\(args): \(bad.stderr)")
+            #expect(bad.stderr.trimmingCharacters(in: .newlines).split(separator: "\n").count == 1, "\(args)")
+        }
+    }
 }

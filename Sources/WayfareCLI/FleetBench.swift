@@ -1,0 +1,109 @@
+import ArgumentParser
+import Dispatch
+import Fleet
+import Foundation
+import Geodesy
+
+struct BenchFleet: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fleet",
+        abstract: "Load cabs into a Fleet; one thread streams the moves as reports while another runs k-nearest queries; one JSON line.")
+    @Option(help: "CSV id,lat,lon of the cabs.") var cabs: String
+    @Option(help: "CSV lat,lon of the query points.") var queries: String
+    @Option(help: "CSV id,lat,lon: new positions, reported over and over (alternating with the cabs' first positions).") var moves: String
+    @Option(help: "k for the queries.") var k: Int = 10
+    @Option(help: "How long both threads run, in seconds.") var seconds: Double = 5
+    @Option(name: .customLong("publish-ms"), help: "The fleet's publish interval in milliseconds.") var publishMs: Double = 50
+
+    func run() throws {
+        guard (1...10_000).contains(k) else { throw CLIError("--k must be between 1 and 10000") }
+        guard seconds.isFinite, seconds > 0, seconds <= 3600 else { throw CLIError("--seconds must be in (0, 3600]") }
+        guard publishMs.isFinite, publishMs >= 0, publishMs <= 60_000 else { throw CLIError("--publish-ms must be in [0, 60000]") }
+        let (ids, starts) = try readIdentifiedPoints(cabs, uniqueIds: true)
+        let (queryPoints, _) = try readPoints(queries)
+        let (moveIDs, movePoints) = try readIdentifiedPoints(moves, uniqueIds: false)
+        guard !ids.isEmpty else { throw CLIError("\(cabs): no cabs") }
+        guard !queryPoints.isEmpty else { throw CLIError("\(queries): no query points") }
+        guard !moveIDs.isEmpty else { throw CLIError("\(moves): no moves") }
+
+        var config = Fleet.Configuration()
+        config.cabTypes = [.sedan]
+        config.publishInterval = publishMs / 1000
+        let fleet: Fleet
+        let handles: [CabHandle]
+        do {
+            fleet = try Fleet(configuration: config)
+            let now = Date()
+            handles = try fleet.register(zip(ids, starts).map { Cab(id: $0, type: .sedan, status: .available, position: $1, lastReport: now) })
+        } catch { throw CLIError("\(cabs): \(error)") }
+        var slotOf: [String: Int] = [:]
+        for (i, id) in ids.enumerated() { slotOf[id] = i }
+        var slots: [Int] = []
+        for (n, id) in moveIDs.enumerated() {
+            guard let s = slotOf[id] else { throw CLIError("\(moves): row \(n + 1): cab \"\(id)\" is not in \(cabs)") }
+            slots.append(s)
+        }
+        let moveSlots = slots
+
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+        let done = DispatchGroup()
+        // The writer: every move as a report, then every cab back to its start, over and
+        // over. The report time is read once per 1,024 reports (a clock read costs as much as
+        // a tenth of a report).
+        nonisolated(unsafe) var reports = 0
+        nonisolated(unsafe) var writerSeconds = 0.0
+        nonisolated(unsafe) var writerError: String?
+        done.enter()
+        Thread {
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            var n = 0, round = 0, now = Date()
+            outer: while true {
+                for (j, slot) in moveSlots.enumerated() {
+                    if n & 1023 == 0 {
+                        if DispatchTime.now().uptimeNanoseconds >= deadline { break outer }
+                        now = Date()
+                    }
+                    let p = round & 1 == 0 ? movePoints[j] : starts[slot]
+                    do { try fleet.report(handles[slot], position: p, at: now) } catch {
+                        writerError = "\(error)"; break outer
+                    }
+                    n += 1
+                }
+                round += 1
+            }
+            reports = n
+            writerSeconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+            done.leave()
+        }.start()
+        // The reader: k-nearest queries, each timed, and the age of the data it searched.
+        nonisolated(unsafe) var timings: [Double] = []
+        nonisolated(unsafe) var maxAge = 0.0
+        done.enter()
+        Thread {
+            let workspace = FleetWorkspace()
+            var times: [Double] = []
+            times.reserveCapacity(1 << 20)
+            var oldest = 0.0, q = 0
+            while DispatchTime.now().uptimeNanoseconds < deadline {
+                let p = queryPoints[q % queryPoints.count]
+                q += 1
+                let start = DispatchTime.now().uptimeNanoseconds
+                let found = fleet.nearest(k, to: p, using: workspace)
+                let end = DispatchTime.now().uptimeNanoseconds
+                let asked = Date()
+                if let seen = workspace.lastSearchDataTime { oldest = max(oldest, asked.timeIntervalSince(seen)) }
+                if times.count < 10_000_000 { times.append(Double(end - start)) }
+                precondition(found.count <= k)
+            }
+            timings = times
+            maxAge = oldest
+            done.leave()
+        }.start()
+        done.wait()
+        if let writerError { throw CLIError("\(moves): \(writerError)") }
+        guard !timings.isEmpty, writerSeconds > 0 else { throw CLIError("--seconds is too short to measure anything") }
+        let (p50, p99) = percentiles(timings)
+        print("{\"cabs\":\(ids.count),\"reports_per_s\":\(Int(Double(reports) / writerSeconds)),\"reader_queries\":\(timings.count),"
+              + "\"reader_p50_ns\":\(Int(p50)),\"reader_p99_ns\":\(Int(p99)),\"max_staleness_ms\":\(String(format: "%.2f", maxAge * 1000))}")
+    }
+}
