@@ -8,10 +8,13 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: readers and the writer never touch the same replica at once; the
 /// left–right protocol of `Replicas` guarantees it.
+///
+/// `@exclusivity(unchecked)`: the protocol already keeps every access exclusive, and the
+/// runtime's per-access bookkeeping cost 7 % of the writer's time.
 final class Replica: @unchecked Sendable {
-    var tree = RTree<Int32>()
-    var cabs: [Cab] = []
-    var entryOfCab: [Int32] = []
+    @exclusivity(unchecked) var tree = RTree<Int32>()
+    @exclusivity(unchecked) var cabs: [Cab] = []
+    @exclusivity(unchecked) var entryOfCab: [Int32] = []
 }
 
 /// A change to the fleet, kept in a log between two publishes so that the replica the
@@ -55,9 +58,9 @@ final class Replicas: @unchecked Sendable {
     let stampOf: @Sendable (Date) -> Int32
 
     // Writer side: touched only under the fleet's state lock.
-    var log: [FleetChange] = []
+    @exclusivity(unchecked) var log: [FleetChange] = []
     /// Per slot: the log index of its last move since the publish, or -1.
-    var pendingMove: [Int32] = []
+    @exclusivity(unchecked) var pendingMove: [Int32] = []
 
     init(tagOf: @escaping @Sendable (Cab) -> UInt32, stampOf: @escaping @Sendable (Date) -> Int32) {
         self.tagOf = tagOf; self.stampOf = stampOf
