@@ -12,7 +12,7 @@ let package = Package(
     ],
     targets: [
         benchmark("ZoneLookup", using: ["Zones", "ZoneImport", "Geodesy", "WayfareTestKit"]),
-        benchmark("FleetIndex", using: ["SpatialIndex", "Geodesy", "WayfareTestKit"]),
+        benchmark("FleetIndex", using: ["SpatialIndex", "Fleet", "Geodesy", "WayfareTestKit"]),
         benchmark("Routing", using: ["RoadGraph", "Geodesy", "WayfareTestKit"]),
         // Not "Geocoding": target names must be unique across the package graph.
         benchmark("GeocoderBench", folder: "Geocoding", using: ["Geocoding", "Geodesy", "SpatialIndex", "WayfareTestKit"]),

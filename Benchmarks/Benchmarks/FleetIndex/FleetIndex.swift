@@ -1,7 +1,10 @@
 import Benchmark
-import WayfareTestKit
+import Fleet
+import Foundation
 import Geodesy
 import SpatialIndex
+import Synchronization
+import WayfareTestKit
 
 // The R-tree on the seeded NYC-like fleet (70 % around 20 hot spots, σ ≈ 1.5 km; 30 % uniform
 // in lat 40.49…40.92, lon −74.26…−73.70), against a brute-force haversine scan in the same run.
@@ -83,6 +86,53 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // `Fleet` itself: one writer thread streams reports (every cab to its moved position and
+    // back, over and over) while the measured loop runs k=10 queries with one workspace. The
+    // writer's rate and the oldest data a query searched are reported beside the timings.
+    for count in [100_000, 1_000_000] {
+        let label = count >= 1_000_000 ? "\(count / 1_000_000)M" : "\(count / 1_000)k"
+        let starts = city.points(count, seed: 43), moved = city.moves(of: starts, seed: 46)
+        let fleet = try! Fleet()
+        let now = Date()
+        let handles = try! fleet.register((0..<count).map { Cab(id: "c\($0)", type: .sedan, status: .available, position: starts[$0], lastReport: now) })
+        let live = Benchmark.Configuration(
+            metrics: [.wallClock, .mallocCountTotal,
+                      .custom("writer reports/s", polarity: .prefersLarger, useScalingFactor: false),
+                      .custom("oldest data seen (µs)", useScalingFactor: false)],
+            timeUnits: .microseconds, warmupIterations: 2, maxDuration: .seconds(5), maxIterations: 100)
+        Benchmark("Fleet \(label): through Fleet, k=10 ×10k while a writer streams reports", configuration: live) { benchmark in
+            let stop = StopFlag()
+            let writer = WriterCount()
+            let thread = Thread {
+                var n = 0, round = 0
+                let t0 = DispatchTime.now().uptimeNanoseconds
+                while !stop.value.load(ordering: .relaxed) {
+                    let at = Date()
+                    for i in stride(from: (n % count), to: min(count, n % count + 1_024), by: 1) {
+                        _ = try? fleet.report(handles[i], position: round & 1 == 0 ? moved[i] : starts[i], at: at)
+                        n += 1
+                    }
+                    if n % count == 0 { round += 1 }
+                }
+                writer.finish(reports: n, nanoseconds: DispatchTime.now().uptimeNanoseconds - t0)
+            }
+            thread.start()
+            let w = FleetWorkspace()
+            var oldest = 0.0
+            benchmark.startMeasurement()
+            for q in queries {
+                blackHole(fleet.nearest(10, to: q, using: w))
+                if let seen = w.lastSearchDataTime { oldest = max(oldest, Date().timeIntervalSince(seen)) }
+            }
+            benchmark.stopMeasurement()
+            stop.value.store(true, ordering: .relaxed)
+            let (reports, ns) = writer.wait()
+            benchmark.measurement(.custom("writer reports/s", polarity: .prefersLarger, useScalingFactor: false),
+                                  Int(Double(reports) / (Double(ns) / 1e9)))
+            benchmark.measurement(.custom("oldest data seen (µs)", useScalingFactor: false), Int(oldest * 1e6))
+        }
+    }
+
     let small = city.points(100_000, seed: 43)
     Benchmark("Fleet 100k: brute-force k=10 (haversine scan) ×100", configuration: .init(
         metrics: [.wallClock], timeUnits: .milliseconds, warmupIterations: 0, maxDuration: .seconds(5), maxIterations: 5)) { _ in
@@ -94,5 +144,26 @@ let benchmarks: @Sendable () -> Void = {
             }
             blackHole(best)
         }
+    }
+}
+
+/// Tells the writer thread to stop.
+private final class StopFlag: Sendable {
+    let value = Atomic<Bool>(false)
+}
+
+/// The writer thread's count of reports and its running time, handed over once.
+private final class WriterCount: Sendable {
+    private let result = Mutex<(Int, UInt64)?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    func finish(reports: Int, nanoseconds: UInt64) {
+        result.withLock { $0 = (reports, nanoseconds) }
+        done.signal()
+    }
+
+    func wait() -> (Int, UInt64) {
+        done.wait()
+        return result.withLock { $0! }
     }
 }
