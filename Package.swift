@@ -73,7 +73,7 @@ let package = Package(
             ]),
         .executableTarget(name: "BackendExample", dependencies: ["Geodesy", "Zones", "Fleet", "RoadGraph", "Geocoding"],
                           path: "Examples/BackendExample"),
-        .target(name: "TestSupport", dependencies: ["BinaryFile"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["BinaryFile", "Geodesy"], path: "Tests/TestSupport"),
         .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"]),
         .testTarget(name: "GeoJSONTests", dependencies: ["GeoJSON"]),
         .testTarget(name: "CSVFileTests", dependencies: ["CSVFile"]),

@@ -1,4 +1,5 @@
 import BinaryFile
+import Geodesy
 
 /// Structure-aware mutations of a binary payload, for the loaders' property tests.
 ///
@@ -11,10 +12,10 @@ import BinaryFile
 public struct PayloadMutator {
     let original: [UInt8]
     let fields: [BinaryWriter.Field]
-    var state: UInt64
+    var rng: SeededRandom
 
     package init(_ writer: BinaryWriter, seed: UInt64) {
-        original = writer.bytes; fields = writer.fields; state = seed
+        original = writer.bytes; fields = writer.fields; rng = SeededRandom(seed: seed)
     }
 
     /// A payload with one to three field mutations, and a short description of them.
@@ -25,14 +26,7 @@ public struct PayloadMutator {
         return (bytes, what.joined(separator: "; "))
     }
 
-    private mutating func random() -> UInt64 {
-        // SplitMix64: small and independent of the code under test.
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    private mutating func random() -> UInt64 { rng.next() }
 
     private mutating func below(_ n: Int) -> Int { Int(random() % UInt64(max(1, n))) }
 
