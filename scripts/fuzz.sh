@@ -11,8 +11,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
+if ! [[ "$seconds" =~ ^[1-9][0-9]{0,4}$ ]]; then
+    echo "fuzz.sh: seconds per harness must be a whole number from 1 to 99999, not \"$seconds\"" >&2
+    exit 2
+fi
 harnesses=("$@")
-[ ${#harnesses[@]} -eq 0 ] && harnesses=(FuzzZones FuzzGraph FuzzGeocoder FuzzOSMPBF FuzzGeoJSON FuzzCSV)
+all=(FuzzZones FuzzGraph FuzzGeocoder FuzzOSMPBF FuzzGeoJSON FuzzCSV)
+[ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
+for h in "${harnesses[@]}"; do
+    [[ " ${all[*]} " == *" $h "* ]] || { echo "fuzz.sh: unknown harness \"$h\" (known: ${all[*]})" >&2; exit 2; }
+done
 bash scripts/setup.sh
 work=.build-fuzz
 mkdir -p "$work"

@@ -240,20 +240,27 @@ public final class Fleet: Sendable {
     /// error.
     @discardableResult
     public func report(cab id: String, position: Coordinate, at time: Date) throws(FleetError) -> ReportOutcome {
-        guard let slot = state.withLock({ $0.indexOfID[id] }) else { throw .unknownCab(id) }
-        return try report(CabHandle(slot: slot), position: position, at: time)
+        try record(position, at: time) { s in s.indexOfID[id].map(Int.init) ?? -1 } unknown: { _ in id }
     }
 
     /// Records a position report through a handle (no id lookup).
     @discardableResult
     public func report(_ cab: CabHandle, position: Coordinate, at time: Date) throws(FleetError) -> ReportOutcome {
+        try record(position, at: time) { _ in Int(cab.slot) } unknown: { s in
+            let c = Int(cab.slot)
+            return c >= 0 && c < s.cabs.count ? s.cabs[c].id : "#\(c)"
+        }
+    }
+
+    /// A report for the slot `slotOf` finds, under one hold of the lock; `unknown` names the
+    /// cab in the error when the slot is not live.
+    private func record(_ position: Coordinate, at time: Date, slotOf: (State) -> Int,
+                        unknown: (State) -> String) throws(FleetError) -> ReportOutcome {
         let now = clock.now()
         let stamp = self.stamp(time)
         let result: Result<ReportOutcome, FleetError> = state.withLock { s in
-            let c = Int(cab.slot)
-            guard c >= 0, c < s.cabs.count, s.live[c] else {
-                return .failure(.unknownCab(c >= 0 && c < s.cabs.count ? s.cabs[c].id : "#\(c)"))
-            }
+            let c = slotOf(s)
+            guard c >= 0, c < s.cabs.count, s.live[c] else { return .failure(.unknownCab(unknown(s))) }
             if time > now.addingTimeInterval(configuration.allowedSkew) {
                 return .failure(.reportFromTheFuture(cab: s.cabs[c].id, reported: time, now: now))
             }
@@ -263,7 +270,7 @@ public final class Fleet: Sendable {
             }
             s.cabs[c].position = position
             s.cabs[c].lastReport = time
-            replicas.apply(.move(slot: cab.slot, position: position, stamp: stamp, time: time), cabs: [])
+            replicas.apply(.move(slot: Int32(c), position: position, stamp: stamp, time: time), cabs: [])
             s.changed = true
             publishIfDue(&s, now: now.timeIntervalSinceReferenceDate)
             return .success(.applied)
@@ -335,8 +342,8 @@ public final class Fleet: Sendable {
     /// Runs a search on the readers' replica. When that is `publishInterval` old or more, the
     /// query publishes first if anything changed (and otherwise renews its time: it is still
     /// the whole truth), so no query sees data older than the interval.
-    func read<R>(_ body: (Replica) -> R) -> R {
-        let now = clock.now().timeIntervalSinceReferenceDate
+    func read<R>(at clockTime: Date, _ body: (Replica) -> R) -> R {
+        let now = clockTime.timeIntervalSinceReferenceDate
         if isDue(since: replicas.publishedTime, now: now) {
             state.withLock { s in
                 guard isDue(since: s.lastPublish, now: now) else { return }
@@ -364,8 +371,9 @@ public final class Fleet: Sendable {
                         statuses: Set<CabStatus>? = nil, within radius: Double = .infinity,
                         now: Date? = nil, using w: FleetWorkspace) -> [CabMatch] {
         guard k > 0 else { return [] }
-        let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now ?? clock.now())
-        return read { r in
+        let clockTime = clock.now()
+        let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now ?? clockTime)
+        return read(at: clockTime) { r in
             w.lastSearchDataTime = Date(timeIntervalSinceReferenceDate: replicas.publishedTime)
             // The tree's stamps are whole seconds, so its filter also admits cabs up to a
             // second staler than `staleAfter`; they are dropped here at full precision,
@@ -395,8 +403,9 @@ public final class Fleet: Sendable {
     /// `cabs(within:of:types:statuses:now:)` with the caller's scratch space.
     public func cabs(within radius: Double, of point: Coordinate, types: Set<CabType>? = nil,
                      statuses: Set<CabStatus>? = nil, now: Date? = nil, using w: FleetWorkspace) -> [CabMatch] {
-        let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now ?? clock.now())
-        return read { r in
+        let clockTime = clock.now()
+        let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now ?? clockTime)
+        return read(at: clockTime) { r in
             w.lastSearchDataTime = Date(timeIntervalSinceReferenceDate: replicas.publishedTime)
             r.tree.within(radius, of: point, filter: filter, sorted: true, into: &w.neighbours, using: w.search)
             return w.neighbours.compactMap { n in
@@ -412,9 +421,10 @@ public final class Fleet: Sendable {
     /// rectangular-shaped". Sorted by id.
     public func cabs(in zone: Zone, of zones: ZoneSet, types: Set<CabType>? = nil,
                      statuses: Set<CabStatus>? = Set(CabStatus.allCases), now: Date? = nil) -> [Cab] {
-        let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now ?? clock.now())
+        let clockTime = clock.now()
+        let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now ?? clockTime)
         let w = FleetWorkspace()
-        return read { r -> [Cab] in
+        return read(at: clockTime) { r -> [Cab] in
             r.tree.inside(zones.bounds(of: zone), filter: filter, into: &w.entries, using: w.search)
             return w.entries.compactMap { e -> Cab? in
                 guard let p = r.tree.position(of: e), let c = r.tree[e], let last = r.cabs[Int(c)].lastReport,

@@ -127,9 +127,13 @@ final class Replicas: @unchecked Sendable {
         versionIndex.store(1 - previous, ordering: .sequentiallyConsistent)
         waitUntilNoReaders(in: previous)
         let old = newSide == 0 ? right : left
-        for change in log { apply(change, to: old, cabs: cabs) }
+        for change in log {
+            apply(change, to: old, cabs: cabs)
+            // Clear the moves' marks from the log itself: a scan of every slot would cost a
+            // publish in proportion to the fleet, not to what changed.
+            if case let .move(slot, _, _, _) = change { pendingMove[Int(slot)] = -1 }
+        }
         log.removeAll(keepingCapacity: true)
-        for i in pendingMove.indices where pendingMove[i] >= 0 { pendingMove[i] = -1 }
     }
 
     /// Renews the published time when nothing changed: the replica is still the whole truth.
