@@ -12,6 +12,7 @@ import PackageDescription
 //   Zones                       taxi zones and service areas: queries and the zone file (pure Swift)
 //   ZoneImport                  reading, checking and building zones with GEOS and PROJ
 //   Fleet                       cabs, their statuses and nearest-cab queries (pure Swift)
+//   TaxiDispatch                zone queues and events, requests and offers, policies, the decision log
 //   WayfareTestKit              seeded fixtures and baselines for tests, benchmarks and samples
 //   WayfareCLI                  the `wayfare` command line
 let package = Package(
@@ -30,6 +31,7 @@ let package = Package(
         .library(name: "OSM", targets: ["OSM"]),
         .library(name: "RoadGraph", targets: ["RoadGraph"]),
         .library(name: "Geocoding", targets: ["Geocoding"]),
+        .library(name: "TaxiDispatch", targets: ["TaxiDispatch"]),
         // Fixtures and baselines for the benchmark package; not part of the engine.
         .library(name: "WayfareTestKit", targets: ["WayfareTestKit"]),
         .executable(name: "wayfare", targets: ["WayfareCLI"]),
@@ -62,6 +64,7 @@ let package = Package(
         .target(name: "OSM", dependencies: ["CZlib"], exclude: ["README.md"]),
         .target(name: "Geocoding", dependencies: ["OSM", "Geodesy", "SpatialIndex", "BinaryFile", "CSVFile"], exclude: ["README.md"]),
         .target(name: "RoadGraph", dependencies: ["OSM", "Geodesy", "SpatialIndex", "BinaryFile", "CSVFile"], exclude: ["README.md"]),
+        .target(name: "TaxiDispatch", dependencies: ["Fleet", "Zones", "RoadGraph", "Geodesy"], exclude: ["README.md"]),
         .target(name: "WayfareTestKit", dependencies: ["Geodesy", "Zones", "Geometry", "SpatialIndex", "RoadGraph", "Geocoding"],
                 exclude: ["README.md"]),
         .executableTarget(
@@ -86,6 +89,7 @@ let package = Package(
         .testTarget(name: "OSMTests", dependencies: ["OSM", "TestSupport"]),
         .testTarget(name: "RoadGraphTests", dependencies: ["RoadGraph", "WayfareTestKit", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
         .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "WayfareTestKit", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
+        .testTarget(name: "TaxiDispatchTests", dependencies: ["TaxiDispatch", "Fleet", "Zones", "ZoneImport", "RoadGraph", "WayfareTestKit", "Geodesy", "TestSupport"]),
         .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "BackendExample", "Geodesy", "Zones", "RoadGraph", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -7,13 +7,13 @@ import Foundation
 /// access guarded by it was reported as a race. `NSLock` is a pthread mutex, which
 /// ThreadSanitizer understands, so the concurrency test's verdict means something.
 /// `@unchecked Sendable`: `value` is touched only inside `withLock`.
-final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     private var value: Value
     private let lock = NSLock()
 
-    init(_ value: Value) { self.value = value }
+    package init(_ value: Value) { self.value = value }
 
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

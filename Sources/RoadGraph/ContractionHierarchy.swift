@@ -27,9 +27,12 @@ struct ContractionHierarchy: Sendable {
     var shortcutFirst: [UInt32] = []
     var shortcutSecond: [UInt32] = []
     var originalEdgeCount = 0
+    /// Derived at load, not stored: the length (dm) of the original edges each shortcut
+    /// stands for, so that many-to-one ETAs give metres without unpacking paths.
+    var shortcutLengthDm: [UInt32] = []
 
     var shortcutCount: Int { shortcutFirst.count }
-    var memoryBytes: Int { (upFirst.count + downFirst.count + shortcutFirst.count * 2) * 4 + (up.count + down.count) * 12 }
+    var memoryBytes: Int { (upFirst.count + downFirst.count + shortcutFirst.count * 2 + shortcutLengthDm.count) * 4 + (up.count + down.count) * 12 }
 
     init() {}
 
@@ -60,6 +63,29 @@ struct ContractionHierarchy: Sendable {
         (downFirst, down) = flatten(c.downward)
         shortcutFirst = c.shortcutFirst
         shortcutSecond = c.shortcutSecond
+    }
+
+    /// Fills `shortcutLengthDm` from the original edges' lengths: one pass, since a shortcut
+    /// refers only to edges made before it (checked on load; a part that breaks the rule
+    /// counts as 0 rather than trapping).
+    mutating func deriveShortcutLengths(_ lengthDm: [UInt32]) {
+        let m = originalEdgeCount
+        var lengths = [UInt32](repeating: 0, count: shortcutFirst.count)
+        func length(_ e: UInt32, before k: Int) -> UInt32 {
+            let e = Int(e)
+            if e < m { return e < lengthDm.count ? lengthDm[e] : 0 }
+            return e - m < k ? lengths[e - m] : 0
+        }
+        for k in shortcutFirst.indices {
+            lengths[k] = plus(length(shortcutFirst[k], before: k), length(shortcutSecond[k], before: k))
+        }
+        shortcutLengthDm = lengths
+    }
+
+    /// The length in dm of a hierarchy arc's edge (original or shortcut).
+    @inline(__always) func lengthDm(of edge: UInt32, original lengthDm: [UInt32]) -> UInt32 {
+        let e = Int(edge)
+        return e < originalEdgeCount ? lengthDm[e] : shortcutLengthDm[e - originalEdgeCount]
     }
 
     /// Appends the original edges a hierarchy edge stands for, in driving order.

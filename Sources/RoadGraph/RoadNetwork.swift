@@ -126,6 +126,7 @@ public struct RoadNetwork: Sendable {
         // at its cheapest, and a lower bound may always be smaller.
         heuristicScale = scale.map { $0.isFinite ? min($0 * 0.999, Self.maximumHeuristicScale) : 0 }
         segments = SegmentTree(latE7: pointLatE7, lonE7: pointLonE7, lineStart: pieceStart)
+        for i in hierarchies.indices { hierarchies[i].deriveShortcutLengths(lengthDm) }
     }
 
     /// The largest heuristic scale used (cost units per metre).

@@ -12,6 +12,16 @@ public enum RoutingAlgorithm: String, Sendable, CaseIterable {
     case hierarchy
 }
 
+/// How one-to-many ETAs are searched. Both give exactly the same answers.
+public enum ETAAlgorithm: String, Sendable, CaseIterable {
+    /// Upward search from the pickup on the contraction hierarchy, then one walk up from
+    /// all the cabs that shares the nodes they have in common: the default.
+    case hierarchy
+    /// One plain backward Dijkstra from the pickup until every cab is reached or the time
+    /// limit passed: the baseline (it settles most of a city for a 30-minute limit).
+    case backwardSearch
+}
+
 /// Why a route or an ETA cannot be given.
 public enum RouteError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The point is farther than the snapping limit from every drivable road.
@@ -68,6 +78,8 @@ public struct ETA: Sendable, Equatable {
     public var seconds: Double
     /// The length of that fastest path, in metres.
     public var metres: Double
+    /// An ETA of `seconds` along `metres` of road.
+    public init(seconds: Double, metres: Double) { self.seconds = seconds; self.metres = metres }
 }
 
 /// A routing workspace over one shared network: snapping, one-to-one routes and
@@ -83,8 +95,10 @@ public final class Router {
     public let network: RoadNetwork
     /// The two directions of a search: from the start (forward) and from the end (backward).
     var forward: SearchSide, backward: SearchSide
-    /// Path lengths (dm) of the one-to-many search's tree.
-    var lengthB: [UInt32]
+    /// Path lengths (dm) of the one-to-many searches: to the pickup from each node the
+    /// backward search reached, and from each node the hierarchy walk finished.
+    var lengthB: [UInt32], lengthF: [UInt32]
+    var walkStack: [UInt32] = []
     var generation: UInt32 = 0
     var sourceSeeds: [Seed] = [], targetSeeds: [Seed] = []
     var edges: [UInt32] = [], unpackStack: [UInt32] = [], chain: [UInt32] = []
@@ -105,7 +119,7 @@ public final class Router {
         self.network = network
         let n = network.nodeCount
         forward = SearchSide(nodeCount: n); backward = SearchSide(nodeCount: n)
-        lengthB = .init(repeating: 0, count: n)
+        lengthB = .init(repeating: 0, count: n); lengthF = lengthB
     }
 
     func nextGeneration() {
@@ -373,38 +387,83 @@ public final class Router {
 
     // MARK: One-to-many
 
-    /// The fastest arrival at `pickup` from each cab, in one backward search from the
-    /// pickup cut off at `limitSeconds`: nil for a cab that cannot arrive in time or is
-    /// farther than `maxSnapMetres` from a road. The pickup itself must be near a road.
+    /// The fastest arrival at `pickup` from each cab, cut off at `limitSeconds`: nil for a
+    /// cab that cannot arrive in time or is farther than `maxSnapMetres` from a road. The
+    /// pickup itself must be near a road (`RouteError.noRoadNearby`). Each answer equals the
+    /// one-to-one fastest route's duration exactly, whichever algorithm.
     public func etas(to pickup: Coordinate, from cabs: [Coordinate], limitSeconds: Double = 1800,
-                     maxSnapMetres: Double = 1000) throws(RouteError) -> [ETA?] {
-        let g = network
+                     maxSnapMetres: Double = 1000, algorithm: ETAAlgorithm = .hierarchy) throws(RouteError) -> [ETA?] {
         let t = try snap(pickup, within: maxSnapMetres)
+        var snaps: [Snap?] = []
+        snaps.reserveCapacity(cabs.count)
+        for c in cabs { snaps.append(try? snap(c, within: maxSnapMetres)) }
+        return etas(to: t, from: snaps, limitSeconds: limitSeconds, algorithm: algorithm)
+    }
+
+    /// `etas(to:from:limitSeconds:maxSnapMetres:algorithm:)` for points already snapped: a
+    /// dispatcher snaps each cab once per position report and keeps the snap, so a decision
+    /// pays only for the search. A nil snap gives a nil answer.
+    public func etas(to t: Snap, from cabs: [Snap?], limitSeconds: Double = 1800,
+                     algorithm: ETAAlgorithm = .hierarchy) -> [ETA?] {
         let limit = UInt32(min(Double(UInt32.max - 1), max(0, limitSeconds * 1000)))
         nextGeneration()
         let gen = generation
-        // Snap the cabs; their seed nodes are the ones the search waits for (marked in the
-        // forward stamps, unused by this search).
         cabSeeds.removeAll(keepingCapacity: true); cabSeedStart.removeAll(keepingCapacity: true)
-        var snaps: [Snap?] = []
-        snaps.reserveCapacity(cabs.count)
-        var waiting = 0
-        for c in cabs {
+        for s in cabs {
             cabSeedStart.append(cabSeeds.count)
-            guard let s = try? snap(c, within: maxSnapMetres) else { snaps.append(nil); continue }
-            snaps.append(s)
-            seeds(of: s, metric: .time, leaving: true, into: &cabSeeds)
+            if let s { seeds(of: s, metric: .time, leaving: true, into: &cabSeeds) }
         }
         cabSeedStart.append(cabSeeds.count)
-        for s in cabSeeds where forward.stamp[Int(s.node)] != gen { forward.stamp[Int(s.node)] = gen; waiting += 1 }
-
         targetSeeds.removeAll(keepingCapacity: true)
         seeds(of: t, metric: .time, leaving: false, into: &targetSeeds)
         plant(targetSeeds, in: &backward, push: true, gen: gen)
+        let g = network
         for s in targetSeeds {  // the path length from each seed node's cheapest seed
             let v = Int(s.node), chosen = targetSeeds[Int(backward.parentEdge[v] & ~Self.seedBit)]
             lengthB[v] = chosen.edge == RoadNetwork.none ? 0 : Self.partial(share(of: t, leaving: false, along: Int(chosen.edge)), g.lengthDm[Int(chosen.edge)])
         }
+        // Afterwards, for a cab seed's node v: `cost(v)` is the time from v to the pickup
+        // and `length(v)` that path's length, or cost .max when v cannot arrive in time.
+        let cost: (Int) -> UInt32, length: (Int) -> UInt32
+        switch algorithm {
+        case .hierarchy:
+            hierarchyToTarget(limit: limit, gen: gen)
+            cost = { [forward] v in forward.stamp[v] == gen ? forward.dist[v] : .max }
+            length = { [lengthF] v in lengthF[v] }
+        case .backwardSearch:
+            backwardToCabs(limit: limit, gen: gen)
+            cost = { [backward] v in backward.stamp[v] == gen ? backward.dist[v] : .max }
+            length = { [lengthB] v in lengthB[v] }
+        }
+        var answers: [ETA?] = []
+        answers.reserveCapacity(cabs.count)
+        for (i, s) in cabs.enumerated() {
+            guard let s else { answers.append(nil); continue }
+            var best: (ms: UInt32, dm: UInt32)?
+            for seed in cabSeeds[cabSeedStart[i]..<cabSeedStart[i + 1]] {
+                let rest = cost(Int(seed.node))
+                guard rest != .max else { continue }
+                let ms = plus(seed.cost, rest)
+                let start = seed.edge == RoadNetwork.none ? 0 : Self.partial(share(of: s, leaving: true, along: Int(seed.edge)), g.lengthDm[Int(seed.edge)])
+                let dm = plus(start, length(Int(seed.node)))
+                if best == nil || ms < best!.ms { best = (ms, dm) }
+            }
+            if let (ms, e) = direct(s, t, metric: .time), best == nil || ms < best!.ms {
+                best = (ms, Self.partial(abs(t.fraction - s.fraction), g.lengthDm[Int(e)]))
+            }
+            if let b = best, b.ms <= limit { answers.append(ETA(seconds: Double(b.ms) / 1000, metres: Double(b.dm) / 10)) }
+            else { answers.append(nil) }
+        }
+        return answers
+    }
+
+    /// The baseline: one backward Dijkstra from the planted pickup seeds over the whole
+    /// graph, until every cab seed's node is settled or the limit is passed.
+    func backwardToCabs(limit: UInt32, gen: UInt32) {
+        let g = network
+        // The seed nodes the search waits for, marked in the forward stamps (unused here).
+        var waiting = 0
+        for s in cabSeeds where forward.stamp[Int(s.node)] != gen { forward.stamp[Int(s.node)] = gen; waiting += 1 }
         var count = 0
         while waiting > 0, let (d, u) = backward.heap.pop() {
             if d > limit { break }
@@ -420,24 +479,31 @@ public final class Router {
             }
         }
         settled = count
-        var answers: [ETA?] = []
-        answers.reserveCapacity(cabs.count)
-        for (i, s) in snaps.enumerated() {
-            guard let s else { answers.append(nil); continue }
-            var best: (ms: UInt32, dm: UInt32)?
-            for seed in cabSeeds[cabSeedStart[i]..<cabSeedStart[i + 1]] where backward.stamp[Int(seed.node)] == gen {
-                let ms = plus(seed.cost, backward.dist[Int(seed.node)])
-                let start = seed.edge == RoadNetwork.none ? 0 : Self.partial(share(of: s, leaving: true, along: Int(seed.edge)), g.lengthDm[Int(seed.edge)])
-                let dm = plus(start, lengthB[Int(seed.node)])
-                if best == nil || ms < best!.ms { best = (ms, dm) }
-            }
-            if let (ms, e) = direct(s, t, metric: .time), best == nil || ms < best!.ms {
-                best = (ms, Self.partial(abs(t.fraction - s.fraction), g.lengthDm[Int(e)]))
-            }
-            if let b = best, b.ms <= limit { answers.append(ETA(seconds: Double(b.ms) / 1000, metres: Double(b.dm) / 10)) }
-            else { answers.append(nil) }
-        }
-        return answers
+    }
+
+    /// Many-to-one on the contraction hierarchy, in two phases.
+    ///
+    /// 1. From the planted pickup seeds, an upward Dijkstra along the `down` arcs (the
+    ///    backward half of a hierarchy query) to the time limit: the upward distance to the
+    ///    pickup of every node in its search space.
+    /// 2. From each cab seed, a depth-first walk up the `up` arcs that computes, once per
+    ///    node and shared by all cabs, `cost(v) = min(upward distance of v, min over arcs
+    ///    v → x of weight + cost(x))`: a node's value is final when all its higher
+    ///    neighbours' are. Every shortest path in a hierarchy climbs then descends, so
+    ///    this is the exact fastest time from v.
+    ///
+    /// Why not one hierarchy query per cab: 50 cabs near one pickup climb into the same few
+    /// hundred top nodes, so the shared walk does each once, with no heap at all (a RPHAST
+    /// selection without its sort, since the walk's post-order already is a topological
+    /// order of the arcs it uses).
+    func hierarchyToTarget(limit: UInt32, gen: UInt32) {
+        let ch = network.hierarchies[0]
+        // Each phase runs in one call on the search arrays passed inout: one exclusive access
+        // to the router's storage per phase instead of one per array element.
+        var count = ch.settleUpwards(&backward, lengths: &lengthB, originalLengths: network.lengthDm, limit: limit, gen: gen)
+        count += ch.walkUp(from: cabSeeds, memo: &forward, lengths: &lengthF, target: backward, targetLengths: lengthB,
+                           originalLengths: network.lengthDm, stack: &walkStack, gen: gen)
+        settled = count
     }
 
     /// The share of edge e driven from a snapped point to its head (leaving) or from its

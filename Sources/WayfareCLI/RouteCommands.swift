@@ -223,3 +223,61 @@ struct BenchRoute: ParsableCommand {
         print("{\"queries\":\(pairs.count),\"p50_us\":\(String(format: "%.1f", p50)),\"p99_us\":\(String(format: "%.1f", p99)),\"no_route\":\(noRoute)}")
     }
 }
+
+extension ETAAlgorithm: ExpressibleByArgument {}
+
+struct BenchEta: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "eta",
+        abstract: "For each pickup, the ETAs of all cabs on the hierarchy, each checked against a one-to-one route; one JSON line.",
+        discussion: """
+            Times each pickup's call from coordinates (snapping the pickup and every cab, the \
+            search, the answers) after a 10-pickup warm-up; `snapped_p50_us` times the same with \
+            the cabs snapped beforehand (what a dispatcher that keeps each cab's snap pays), and \
+            `baseline_p50_us` the plain backward search in the same process. A mismatch is a cab \
+            whose ETA differs from the one-to-one route's duration (or is missing, or present \
+            beyond the limit).
+            """)
+    @Argument(help: "A graph file.") var graph: String
+    @Option(help: "CSV id,lat,lon of the cabs.") var cabs: String
+    @Option(help: "CSV lat,lon of the pickups.") var pickups: String
+    @Option(name: .customLong("limit-s"), help: "Only cabs that can arrive within this many seconds.") var limitS: Double = 1800
+
+    func run() throws {
+        guard limitS.isFinite, limitS >= 0, limitS <= 86_400 else { throw CLIError("--limit-s must be between 0 and 86400") }
+        let (_, cabPoints) = try readIdentifiedPoints(cabs, uniqueIds: true)
+        guard !cabPoints.isEmpty else { throw CLIError("\(cabs): no cabs") }
+        let (pickupPoints, _) = try readPoints(pickups)
+        guard !pickupPoints.isEmpty else { throw CLIError("\(pickups): no pickups") }
+        let router = Router(network: try loadGraph(graph))
+        let snaps = cabPoints.map { try? router.snap($0) }
+        var targets: [Snap] = []
+        for (i, p) in pickupPoints.enumerated() {
+            do { targets.append(try router.snap(p)) } catch { throw CLIError("\(pickups): pickup \(i + 1): \(error.description)") }
+        }
+        for p in pickupPoints.prefix(10) { _ = try? router.etas(to: p, from: cabPoints, limitSeconds: limitS) }
+        var whole: [Double] = [], search: [Double] = [], baseline: [Double] = [], answers: [[ETA?]] = []
+        var settled = 0
+        for (p, t) in zip(pickupPoints, targets) {
+            let (a, ns) = timed { try? router.etas(to: p, from: cabPoints, limitSeconds: limitS) }
+            whole.append(ns / 1000)
+            answers.append(a ?? [])
+            search.append(timed { router.etas(to: t, from: snaps, limitSeconds: limitS) }.1 / 1000)
+            settled += router.settled
+            baseline.append(timed { router.etas(to: t, from: snaps, limitSeconds: limitS, algorithm: .backwardSearch) }.1 / 1000)
+        }
+        var mismatches = 0
+        for (p, etas) in zip(pickupPoints, answers) {
+            for (c, eta) in zip(cabPoints, etas) {
+                let r = try? router.route(from: c, to: p, metric: .time)
+                let expected = r.flatMap { $0.durationSeconds <= limitS ? $0.durationSeconds : nil }
+                if eta?.seconds != expected { mismatches += 1 }
+            }
+        }
+        let (p50, p99) = percentiles(whole), (s50, s99) = percentiles(search), (b50, _) = percentiles(baseline)
+        func f(_ x: Double) -> String { String(format: "%.1f", x) }
+        print("{\"pickups\":\(pickupPoints.count),\"cabs\":\(cabPoints.count),\"p50_us\":\(f(p50)),\"p99_us\":\(f(p99)),"
+              + "\"snapped_p50_us\":\(f(s50)),\"snapped_p99_us\":\(f(s99)),\"baseline_p50_us\":\(f(b50)),"
+              + "\"nodes_per_pickup\":\(settled / pickupPoints.count),\"mismatches\":\(mismatches)}")
+    }
+}

@@ -158,16 +158,16 @@ func length(_ line: [Coordinate]) -> Double {
         #expect(checkedSegments > 10_000)
     }
 
-    /// The one-to-many ETAs are exactly the one-to-one fastest routes, and the time limit
-    /// cuts off exactly the cabs slower than it.
-    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipMessage))
-    func etasEqualOneToOneRoutes() throws {
+    /// The one-to-many ETAs, with either algorithm, are exactly the one-to-one fastest
+    /// routes, and the time limit cuts off exactly the cabs slower than it.
+    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipMessage), arguments: ETAAlgorithm.allCases)
+    func etasEqualOneToOneRoutes(algorithm: ETAAlgorithm) throws {
         let g = try importReal("monaco/monaco.osm.pbf")
         let router = Router(network: g)
         let cabs = g.randomPairs(50, seed: 9).map(\.0)
         for (pickup, _) in g.randomPairs(20, seed: 10) {
             for limit in [1800.0, 120] {
-                let etas = try router.etas(to: pickup, from: cabs, limitSeconds: limit)
+                let etas = try router.etas(to: pickup, from: cabs, limitSeconds: limit, algorithm: algorithm)
                 for (cab, eta) in zip(cabs, etas) {
                     let r = try router.route(from: cab, to: pickup, metric: .time)
                     if r.durationSeconds <= limit {
@@ -179,6 +179,37 @@ func length(_ line: [Coordinate]) -> Double {
                 }
             }
         }
+    }
+
+    /// The hierarchy's many-to-one against the textbook Dijkstra (its own adjacency and
+    /// heap), on Monaco: 5 pickups × 50 cabs, every cab the same answer in milliseconds.
+    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipMessage))
+    func hierarchyETAsMatchTheTextbookDijkstra() throws {
+        let g = try importReal("monaco/monaco.osm.pbf")
+        try expectETAsMatchOracle(g, cabs: 50, pickups: 5, seed: 21)
+    }
+
+    /// The test kit's bundled (Monaco) graph is not needed for this one: a 20,000-node
+    /// perturbed grid with one-way streets, where each cab's search space differs more.
+    @Test func hierarchyETAsMatchTheTextbookDijkstraOnAGrid() throws {
+        let (g, _) = SyntheticGrid(nodes: 20_000, seed: 4).network()
+        try expectETAsMatchOracle(g, cabs: 40, pickups: 3, seed: 22)
+    }
+
+    private func expectETAsMatchOracle(_ g: RoadNetwork, cabs count: Int, pickups: Int, seed: UInt64) throws {
+        let router = Router(network: g), oracle = OracleDijkstra(g)
+        let cabs = try g.randomPairs(count, seed: seed).map { try router.snap($0.0) }
+        var compared = 0
+        for (pickup, _) in g.randomPairs(pickups, seed: seed + 1) {
+            let t = try router.snap(pickup)
+            let etas = router.etas(to: t, from: cabs, limitSeconds: 1e9, algorithm: .hierarchy)
+            for (s, eta) in zip(cabs, etas) {
+                let truth = oracle.cost(s, t, .time)
+                #expect(eta.map { UInt32(($0.seconds * 1000).rounded()) } == truth)
+                compared += 1
+            }
+        }
+        #expect(compared == count * pickups)
     }
 
     @Test(.enabled(if: SharedData.isAvailable, SharedData.skipMessage))

@@ -1,0 +1,613 @@
+import Fleet
+import Foundation
+import Geodesy
+import RoadGraph
+import Zones
+
+/// A cab as dispatch knows it: the fleet's cab plus its passenger seats.
+public struct CabProfile: Sendable, Hashable {
+    /// The cab's id, unique in the fleet.
+    public let id: String
+    /// Its type.
+    public let type: CabType
+    /// Passenger seats.
+    public let seats: Int
+    /// A profile.
+    public init(id: String, type: CabType, seats: Int) { self.id = id; self.type = type; self.seats = seats }
+}
+
+/// A customer's request for a cab now.
+public struct RideRequest: Sendable, Equatable {
+    /// Who asks; one open request per customer.
+    public let customer: String
+    /// Where to pick up.
+    public let pickup: Coordinate
+    /// Where to go, when known.
+    public let destination: Coordinate?
+    /// The cab type wanted; nil for any.
+    public let type: CabType?
+    /// Passenger seats needed.
+    public let seats: Int
+    /// A request.
+    public init(customer: String, pickup: Coordinate, destination: Coordinate? = nil, type: CabType? = nil, seats: Int = 1) {
+        self.customer = customer; self.pickup = pickup; self.destination = destination; self.type = type; self.seats = seats
+    }
+}
+
+/// A request's number, unique in its dispatcher.
+public struct RequestID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The number.
+    public let value: UInt64
+    /// Orders by number (the order requests were made).
+    public static func < (a: RequestID, b: RequestID) -> Bool { a.value < b.value }
+    /// The number as text.
+    public var description: String { String(value) }
+}
+
+/// An offer of a request to one driver, who must answer before `expires`.
+public struct Offer: Sendable, Hashable {
+    /// The offer's number, unique in its dispatcher.
+    public let id: UInt64
+    /// The request offered.
+    public let request: RequestID
+    /// The cab (driver) asked.
+    public let cab: String
+    /// The cab's road ETA to the pickup when offered, in seconds.
+    public let etaSeconds: Double
+    /// When the offer lapses.
+    public let expires: Date
+}
+
+/// A request that got its cab.
+public struct Assignment: Sendable {
+    /// The cab.
+    public let cab: String
+    /// Its ETA to the pickup when it accepted.
+    public let eta: ETA
+    /// The route from the cab to the pickup (nil only if the cab moved off the road network
+    /// between its offer and its answer).
+    public let route: Route?
+}
+
+/// Where a request stands.
+public enum RequestStatus: Sendable {
+    /// Looking for a cab, with the offer outstanding now (nil between offers).
+    case searching(offer: Offer?)
+    /// Done: the cab, its ETA and its route.
+    case assigned(Assignment)
+    /// Ended without a cab: "the service cannot be delivered".
+    case notServed(NotServedReason)
+    /// The customer cancelled.
+    case cancelled
+}
+
+/// What the dispatcher tells the outside world, after the call that caused it returns.
+public enum DispatchNotification: Sendable {
+    /// A driver is offered a request and must answer.
+    case offer(Offer)
+    /// An offer lapsed or was withdrawn (the request ended); the driver's app should drop it.
+    case offerWithdrawn(Offer)
+    /// A request ended: assigned, not served or cancelled.
+    case requestEnded(RequestID, customer: String, RequestStatus)
+}
+
+/// Why the dispatcher refused a call.
+public enum DispatchError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The pickup is outside every service area (the zones' own refusal).
+    case outOfServiceArea(Coordinate)
+    /// The pickup is farther than the snapping limit from every road.
+    case noRoadNearby(Coordinate)
+    /// The customer already has an open request.
+    case customerHasOpenRequest(customer: String, RequestID)
+    /// Seats must be 1 or more.
+    case invalidSeats(Int)
+    /// No such request.
+    case unknownRequest(RequestID)
+    /// No such offer, or it is no longer outstanding (answered, lapsed or withdrawn).
+    case offerNotOutstanding(UInt64)
+    /// The request has already ended.
+    case requestEnded(RequestID)
+    /// The fleet refused (unknown cab, a report from the future, …).
+    case fleet(FleetError)
+    /// A cab profile with no seats or of a type the fleet does not know.
+    case invalidCab(String)
+
+    /// The error in one line.
+    public var description: String {
+        switch self {
+        case let .outOfServiceArea(c): ZoneError.outOfServiceArea(c).description
+        case let .noRoadNearby(c): "pickup \(c): no road within reach"
+        case let .customerHasOpenRequest(customer, id): "customer \"\(customer)\" already has open request \(id)"
+        case let .invalidSeats(n): "seats must be at least 1, not \(n)"
+        case let .unknownRequest(id): "unknown request \(id)"
+        case let .offerNotOutstanding(id): "offer \(id) is not outstanding"
+        case let .requestEnded(id): "request \(id) has already ended"
+        case let .fleet(e): e.description
+        case let .invalidCab(why): why
+        }
+    }
+}
+
+/// Dispatch for one city: zone queues of available taxis, zone events, and requests offered
+/// to one driver at a time with timeouts, on a `Fleet` it owns.
+///
+/// The specification's rules, each a `Configuration` value with its default: an offer
+/// lapses after 15 s; no cab is asked more than twice per request; a search ends after
+/// 2 minutes as "service cannot be delivered"; only cabs within 30 minutes by road are
+/// candidates. A decline or a lapse sends the cab to the bottom of its zone queue. When the
+/// pickup's zone has no candidate, its neighbouring zones are searched (switchable).
+///
+/// Positions and statuses must come through the dispatcher (`report`, `setStatus`) so that
+/// the queues follow them; `fleet` is exposed for searches.
+///
+/// Concurrency: every operation runs under one lock (a decision with 50 ETAs takes tens of
+/// microseconds), so many threads may report, request and answer at once; notifications
+/// are delivered after the lock is released, on the calling thread. Timers come from the
+/// injected `DispatchScheduler`. `Sendable` for that reason: all mutable state is behind
+/// the lock, and the router inside it is used only there.
+public final class Dispatcher: Sendable {
+    /// The rules' numbers.
+    public struct Configuration: Sendable {
+        /// Seconds a driver has to answer an offer.
+        public var offerTimeout: TimeInterval = 15
+        /// Seconds a search may last before the request ends unserved.
+        public var searchLimit: TimeInterval = 120
+        /// How many times one cab may be offered one request.
+        public var maxOffersPerCab = 2
+        /// The most road seconds from a candidate to the pickup.
+        public var maxETASeconds: Double = 1800
+        /// The most candidates gathered and given ETAs per decision.
+        public var maxCandidates = 50
+        /// Search the neighbouring zones when the pickup's has no candidate.
+        public var neighbourZones = true
+        /// Seconds between searches while a request finds no candidate.
+        public var retryInterval: TimeInterval = 5
+        /// The most metres from a road a pickup or cab is snapped.
+        public var maxSnapMetres: Double = 1000
+        /// The specification's values.
+        public init() {}
+    }
+
+    /// The fleet the dispatcher keeps: search it freely; report through the dispatcher.
+    public let fleet: Fleet
+    /// The zones the queues follow.
+    public let zones: ZoneSet
+    /// The rules' numbers.
+    public let configuration: Configuration
+    let policy: any DispatchPolicy
+    let hooks: DispatchHooks
+    let scheduler: any DispatchScheduler
+    let log: (any DecisionLog)?
+    let notify: (@Sendable (DispatchNotification) -> Void)?
+    let state: Locked<DispatchState>
+
+    /// A dispatcher for a city: its zones, its road network (for ETAs and routes), and the
+    /// fleet's configuration. `notify` receives offers for drivers and outcomes for
+    /// customers; `log` every decision.
+    public init(zones: ZoneSet, network: RoadNetwork, fleetConfiguration: Fleet.Configuration = .init(),
+                configuration: Configuration = .init(), policy: any DispatchPolicy = ZoneQueuePolicy(),
+                hooks: DispatchHooks = .init(), scheduler: any DispatchScheduler = SystemScheduler(),
+                log: (any DecisionLog)? = nil,
+                notify: (@Sendable (DispatchNotification) -> Void)? = nil) throws(DispatchError) {
+        do { fleet = try Fleet(configuration: fleetConfiguration, clock: scheduler.clock) } catch { throw .fleet(error) }
+        self.zones = zones
+        self.configuration = configuration
+        self.policy = policy
+        self.hooks = hooks
+        self.scheduler = scheduler
+        self.log = log
+        self.notify = notify
+        state = Locked(DispatchState(zoneCount: zones.zones.count, router: Router(network: network)))
+    }
+
+    // MARK: Cabs
+
+    /// Registers cabs (all or none), unattended and unplaced until they report.
+    public func register(_ cabs: [CabProfile]) throws(DispatchError) {
+        for c in cabs where c.seats < 1 { throw .invalidCab("cab \"\(c.id)\": seats must be at least 1") }
+        try run { s, _ throws(DispatchError) in
+            let handles: [CabHandle]
+            do throws(FleetError) { handles = try fleet.register(cabs.map { Cab(id: $0.id, type: $0.type) }) } catch { throw .fleet(error) }
+            for (c, h) in zip(cabs, handles) {
+                s.slotOfID[c.id] = s.cabs.count
+                s.cabs.append(DispatchState.CabRecord(profile: c, handle: h))
+            }
+        }
+    }
+
+    /// A position report: moves the cab in the fleet, in the queues, and emits its zone
+    /// event if it changed zone. Reports older than the cab's last are ignored (counted by
+    /// the fleet).
+    @discardableResult
+    public func report(cab id: String, position: Coordinate, at time: Date) throws(DispatchError) -> ReportOutcome {
+        try run { s, effects throws(DispatchError) in
+            guard let slot = s.slotOfID[id] else { throw .fleet(.unknownCab(id)) }
+            let outcome: ReportOutcome
+            do throws(FleetError) { outcome = try fleet.report(s.cabs[slot].handle, position: position, at: time) } catch { throw .fleet(error) }
+            guard outcome == .applied else { return outcome }
+            s.cabs[slot].position = position
+            s.cabs[slot].lastReport = time
+            let zone = Int32(zones.zoneIndex(longitude: position.longitude, latitude: position.latitude))
+            let before = s.cabs[slot].zone
+            if zone != before {
+                s.cabs[slot].zone = zone
+                let kind: ZoneEvent.Kind = before < 0 ? .entered(zone: Int(zone))
+                    : zone < 0 ? .exited(zone: Int(before)) : .crossed(from: Int(before), to: Int(zone))
+                s.cabs[slot].eventSequence += 1
+                let event = ZoneEvent(cab: id, sequence: s.cabs[slot].eventSequence, kind: kind, time: time)
+                for sub in s.subscriptions { sub.publish(event) }
+            }
+            // Due a microsecond after the last fresh instant: a cab is fresh while its report is
+            // at most `staleAfter` old (the fleet's rule), so it leaves just after.
+            s.staleHeap.push(time.addingTimeInterval(fleet.configuration.staleAfter + 1e-6), slot: slot, report: time)
+            if s.staleHeap.count > 2 * max(s.cabs.count, 1024) {
+                let cabs = s.cabs
+                s.staleHeap.compact { cabs[$0.slot].lastReport == $0.report }
+            }
+            let now = scheduler.clock.now()
+            placeInQueue(&s, slot, now: now, movedZone: zone != before)
+            serveWaiting(&s, now: now, effects: &effects)
+            scheduleWake(&s, effects: &effects)
+            return outcome
+        }
+    }
+
+    /// A driver's status: available drivers join their zone's queue at the bottom; busy or
+    /// unattended ones leave it.
+    public func setStatus(of id: String, to status: CabStatus) throws(DispatchError) {
+        try run { s, effects throws(DispatchError) in
+            guard let slot = s.slotOfID[id] else { throw .fleet(.unknownCab(id)) }
+            do throws(FleetError) { try fleet.setStatus(of: id, to: status) } catch { throw .fleet(error) }
+            s.cabs[slot].status = status
+            let now = scheduler.clock.now()
+            placeInQueue(&s, slot, now: now, movedZone: false)
+            serveWaiting(&s, now: now, effects: &effects)
+            scheduleWake(&s, effects: &effects)
+        }
+    }
+
+    /// The ids of the cabs in a zone's queue, head first.
+    public func queue(ofZone zone: Int) -> [String] {
+        state.withLock { s in
+            guard zone >= 0, zone < s.queues.count else { return [] }
+            var out: [String] = []
+            var k = s.queues[zone].head
+            while k >= 0 { out.append(s.cabs[Int(k)].profile.id); k = s.cabs[Int(k)].next }
+            return out
+        }
+    }
+
+    /// A new subscription to every cab's zone events, from now on, buffering up to
+    /// `capacity` deliveries.
+    public func zoneEvents(capacity: Int = 65_536) -> ZoneEventSubscription {
+        let sub = ZoneEventSubscription(capacity: capacity)
+        state.withLock { $0.subscriptions.append(sub) }
+        return sub
+    }
+
+    // MARK: Requests
+
+    /// Opens a request and makes its first offer (or waits for a candidate). Refused when
+    /// the pickup is outside every service area or far from roads, or the customer has
+    /// another open request.
+    public func request(_ request: RideRequest) throws(DispatchError) -> RequestID {
+        guard request.seats >= 1 else { throw .invalidSeats(request.seats) }
+        guard zones.isServed(request.pickup) else { throw .outOfServiceArea(request.pickup) }
+        return try run { s, effects throws(DispatchError) in
+            if let open = s.openByCustomer[request.customer] { throw .customerHasOpenRequest(customer: request.customer, open) }
+            let snap: Snap
+            do throws(RouteError) { snap = try s.router.snap(request.pickup, within: configuration.maxSnapMetres) } catch { throw .noRoadNearby(request.pickup) }
+            let now = scheduler.clock.now()
+            s.nextRequest += 1
+            let id = RequestID(value: s.nextRequest)
+            let zone = zones.zoneIndex(longitude: request.pickup.longitude, latitude: request.pickup.latitude)
+            var params = SelectionParameters(maxETASeconds: configuration.maxETASeconds, maxCandidates: configuration.maxCandidates,
+                                             neighbourZones: configuration.neighbourZones,
+                                             types: request.type.map { [$0] }, minimumSeats: request.seats)
+            hooks.adjustSelection?(request, &params)
+            s.requests[id] = DispatchState.RequestRecord(request: request, snap: snap, zone: zone, parameters: params,
+                                                         opened: now, deadline: now.addingTimeInterval(configuration.searchLimit))
+            s.openByCustomer[request.customer] = id
+            record(&s, id, now, .requested(customer: request.customer, latitude: request.pickup.latitude,
+                                           longitude: request.pickup.longitude, zone: zone, type: request.type?.name, seats: request.seats))
+            s.deadlines.push(now.addingTimeInterval(configuration.searchLimit), .searchLimit(id))
+            advance(&s, id, now: now, effects: &effects)
+            scheduleWake(&s, effects: &effects)
+            return id
+        }
+    }
+
+    /// A driver's answer to an offer. Accepting gives the request this cab (busy from now);
+    /// declining sends the cab to the bottom of its queue and the request to the next
+    /// candidate. An answer after the offer lapsed is `offerNotOutstanding`.
+    public func answer(_ offer: UInt64, accept: Bool) throws(DispatchError) {
+        try run { s, effects throws(DispatchError) in
+            let now = scheduler.clock.now()
+            expireDue(&s, now: now, effects: &effects)
+            guard let o = s.offers.removeValue(forKey: offer) else { throw .offerNotOutstanding(offer) }
+            let slot = s.slotOfID[o.cab]!
+            s.cabs[slot].offer = nil
+            s.requests[o.request]?.offer = nil
+            if accept {
+                record(&s, o.request, now, .accepted(cab: o.cab))
+                assign(&s, o, slot: slot, now: now, effects: &effects)
+            } else {
+                record(&s, o.request, now, .declined(cab: o.cab))
+                afterRefusal(&s, slot, now: now)
+                advance(&s, o.request, now: now, effects: &effects)
+                s.freedZones.insert(Int(s.cabs[slot].zone))
+            }
+            serveWaiting(&s, now: now, effects: &effects)
+            scheduleWake(&s, effects: &effects)
+        }
+    }
+
+    /// Cancels an open request; its outstanding offer is withdrawn.
+    public func cancel(_ id: RequestID) throws(DispatchError) {
+        try run { s, effects throws(DispatchError) in
+            guard let r = s.requests[id] else { throw .unknownRequest(id) }
+            guard r.ended == nil else { throw .requestEnded(id) }
+            end(&s, id, .cancelled, now: scheduler.clock.now(), effects: &effects)
+        }
+    }
+
+    /// Where a request stands.
+    public func status(of id: RequestID) throws(DispatchError) -> RequestStatus {
+        let found: RequestStatus? = state.withLock { s in
+            guard let r = s.requests[id] else { return nil }
+            if let ended = r.ended { return ended }
+            return .searching(offer: r.offer.flatMap { s.offers[$0] })
+        }
+        guard let found else { throw .unknownRequest(id) }
+        return found
+    }
+
+    /// Runs what fell due by now: lapsed offers, ended searches, retries, stale cabs. The
+    /// scheduler calls it; calling it more often is harmless.
+    public func fire() {
+        run { s, effects in
+            let now = scheduler.clock.now()
+            s.wakeScheduled = nil
+            expireDue(&s, now: now, effects: &effects)
+            serveWaiting(&s, now: now, effects: &effects)
+            scheduleWake(&s, effects: &effects)
+        }
+    }
+
+    // MARK: Internals
+
+    /// Runs `body` under the lock, then delivers its notifications and wake-ups.
+    func run<R, E: Error>(_ body: (inout DispatchState, inout Effects) throws(E) -> R) throws(E) -> R {
+        var effects = Effects()
+        let result: Result<R, E> = state.withLock { s in
+            do throws(E) { return .success(try body(&s, &effects)) } catch { return .failure(error) }
+        }
+        if let wake = effects.wake {
+            scheduler.wake(at: wake) { [weak self] in self?.fire() }
+        }
+        if let notify { for n in effects.notifications { notify(n) } }
+        return try result.get()
+    }
+
+    struct Effects {
+        var notifications: [DispatchNotification] = []
+        var wake: Date?
+    }
+
+    func record(_ s: inout DispatchState, _ id: RequestID, _ now: Date, _ kind: DecisionRecord.Kind) {
+        log?.append(DecisionRecord(time: now, request: id.value, kind: kind))
+    }
+
+    /// Asks the scheduler to wake the dispatcher at the earliest deadline, unless a wake at
+    /// or before it is already pending.
+    func scheduleWake(_ s: inout DispatchState, effects: inout Effects) {
+        let next = [s.deadlines.first?.date, s.staleHeap.first?.date].compactMap { $0 }.min()
+        guard let next else { return }
+        if let pending = s.wakeScheduled, pending <= next { return }
+        s.wakeScheduled = next
+        effects.wake = next
+    }
+
+    /// Handles every deadline and staleness due at `now`.
+    func expireDue(_ s: inout DispatchState, now: Date, effects: inout Effects) {
+        while let top = s.staleHeap.first, top.date <= now {
+            s.staleHeap.pop()
+            let slot = top.slot
+            // Only the entry of the cab's latest report counts; older ones are leftovers.
+            guard s.cabs[slot].lastReport == top.report else { continue }
+            placeInQueue(&s, slot, now: now, movedZone: false)
+        }
+        while let top = s.deadlines.first, top.date <= now {
+            s.deadlines.pop()
+            switch top.what {
+            case let .offerLapse(offerID):
+                guard let o = s.offers.removeValue(forKey: offerID) else { continue }
+                let slot = s.slotOfID[o.cab]!
+                s.cabs[slot].offer = nil
+                s.requests[o.request]?.offer = nil
+                record(&s, o.request, now, .timedOut(cab: o.cab))
+                effects.notifications.append(.offerWithdrawn(o))
+                afterRefusal(&s, slot, now: now)
+                advance(&s, o.request, now: now, effects: &effects)
+                s.freedZones.insert(Int(s.cabs[slot].zone))
+            case let .searchLimit(id):
+                guard let r = s.requests[id], r.ended == nil else { continue }
+                end(&s, id, .notServed(r.offersMade == 0 ? .noTaxiAvailable : .noTaxiAccepted), now: now, effects: &effects)
+            case let .retry(id):
+                guard let r = s.requests[id], r.ended == nil, r.offer == nil, r.retryPending else { continue }
+                s.requests[id]?.retryPending = false
+                s.waiting.remove(id)
+                advance(&s, id, now: now, effects: &effects)
+            }
+        }
+    }
+
+    /// After a decline or a lapse: the cab goes to the bottom of its queue (or where the
+    /// hook says).
+    func afterRefusal(_ s: inout DispatchState, _ slot: Int, now: Date) {
+        let placement = hooks.placementAfterDecline?(s.cabs[slot].profile.id, Int(s.cabs[slot].zone)) ?? .bottom
+        if placement == .bottom, s.cabs[slot].queued {
+            s.unlink(slot)
+            s.append(slot, zone: Int(s.cabs[slot].zone))
+        }
+    }
+
+    /// Puts the cab where the rules say: in the queue of its zone when available, fresh and
+    /// in a zone (at the tail when it enters or changes zone), in none otherwise.
+    func placeInQueue(_ s: inout DispatchState, _ slot: Int, now: Date, movedZone: Bool) {
+        let c = s.cabs[slot]
+        let fresh = c.lastReport.map { $0 >= now.addingTimeInterval(-fleet.configuration.staleAfter) } ?? false
+        let belongs = c.status == .available && fresh && c.zone >= 0
+        if c.queued && (!belongs || movedZone) { s.unlink(slot) }
+        if belongs && !s.cabs[slot].queued {
+            s.append(slot, zone: Int(c.zone))
+            s.freedZones.insert(Int(c.zone))
+        }
+    }
+
+    /// A cab joined a queue or was freed of an offer: the requests waiting for a candidate in
+    /// that zone (or next to it, when neighbours are searched) try again now, oldest first,
+    /// instead of at their next retry.
+    func serveWaiting(_ s: inout DispatchState, now: Date, effects: inout Effects) {
+        guard !s.freedZones.isEmpty else { return }
+        let freed = s.freedZones
+        s.freedZones.removeAll(keepingCapacity: true)
+        guard !s.waiting.isEmpty else { return }
+        for id in s.waiting.sorted() {
+            guard let r = s.requests[id], r.ended == nil, r.offer == nil, r.zone >= 0 else { continue }
+            let near = freed.contains(r.zone) || (r.parameters.neighbourZones && zones.adjacency[r.zone].contains { freed.contains($0) })
+            guard near else { continue }
+            s.requests[id]?.retryPending = false
+            s.waiting.remove(id)
+            advance(&s, id, now: now, effects: &effects)
+        }
+    }
+
+    /// Whether the cab may be offered the request now.
+    func eligible(_ s: DispatchState, _ slot: Int, for r: DispatchState.RequestRecord, now: Date) -> Bool {
+        let c = s.cabs[slot]
+        guard c.queued, c.offer == nil, (r.asked[slot] ?? 0) < configuration.maxOffersPerCab,
+              c.profile.seats >= r.parameters.minimumSeats,
+              let last = c.lastReport, last >= now.addingTimeInterval(-fleet.configuration.staleAfter) else { return false }
+        if let types = r.parameters.types, !types.contains(c.profile.type) { return false }
+        return true
+    }
+
+    /// Gathers candidates from the given zones' queues, gives them ETAs and ranks them.
+    func candidates(_ s: inout DispatchState, _ id: RequestID, zones zoneList: [Int], now: Date) -> [Candidate] {
+        guard let r = s.requests[id] else { return [] }
+        var slots: [(slot: Int, position: Int, zone: Int, metres: Double)] = []
+        for zone in zoneList where zone >= 0 && zone < s.queues.count {
+            var k = s.queues[zone].head, position = 0
+            var found: [(slot: Int, position: Int, zone: Int, metres: Double)] = []
+            while k >= 0 {
+                let slot = Int(k)
+                if eligible(s, slot, for: r, now: now) {
+                    found.append((slot, position, zone, s.cabs[slot].position!.distance(to: r.request.pickup)))
+                    if policy.gathering == .queueOrder && found.count == r.parameters.maxCandidates { break }
+                }
+                position += 1
+                k = s.cabs[slot].next
+            }
+            if policy.gathering == .nearestFirst && found.count > r.parameters.maxCandidates {
+                found.sort { ($0.metres, $0.position) < ($1.metres, $1.position) }
+                found.removeLast(found.count - r.parameters.maxCandidates)
+                found.sort { $0.position < $1.position }
+            }
+            slots += found
+        }
+        var snaps: [Snap?] = []
+        snaps.reserveCapacity(slots.count)
+        for x in slots { snaps.append(s.snap(of: x.slot, within: configuration.maxSnapMetres)) }
+        let etas = s.router.etas(to: r.snap, from: snaps, limitSeconds: r.parameters.maxETASeconds)
+        var out: [Candidate] = []
+        for (x, eta) in zip(slots, etas) {
+            guard let eta else { continue }
+            let p = s.cabs[x.slot].profile
+            out.append(Candidate(cab: p.id, type: p.type, seats: p.seats, zone: x.zone, queuePosition: x.position,
+                                 straightMetres: x.metres, eta: eta, timesAsked: r.asked[x.slot] ?? 0))
+        }
+        return out
+    }
+
+    /// Offers the request to its next candidate, or waits for one.
+    func advance(_ s: inout DispatchState, _ id: RequestID, now: Date, effects: inout Effects) {
+        guard let r = s.requests[id], r.ended == nil, r.offer == nil else { return }
+        if now >= r.deadline {
+            end(&s, id, .notServed(r.offersMade == 0 ? .noTaxiAvailable : .noTaxiAccepted), now: now, effects: &effects)
+            return
+        }
+        var list = candidates(&s, id, zones: [r.zone], now: now)
+        policy.rank(&list, for: r.request)
+        if list.isEmpty && r.parameters.neighbourZones && r.zone >= 0 {
+            // Neighbouring zones, nearest first by ETA: a zone's best candidate sets its order.
+            list = candidates(&s, id, zones: zones.adjacency[r.zone], now: now)
+            policy.rank(&list, for: r.request)
+            let bestOfZone = Dictionary(list.map { ($0.zone, $0.eta.seconds) }, uniquingKeysWith: min)
+            list = list.enumerated().sorted { a, b in
+                (bestOfZone[a.element.zone]!, a.element.zone, a.offset) < (bestOfZone[b.element.zone]!, b.element.zone, b.offset)
+            }.map(\.element)
+        }
+        record(&s, id, now, .candidates(cabs: list.map(\.cab), etaSeconds: list.map(\.eta.seconds)))
+        var choice: Int? = list.isEmpty ? nil : 0
+        if !list.isEmpty, let hook = hooks.reservation {
+            switch hook(r.request, list) {
+            case .proceed: break
+            case let .offer(i): choice = list.indices.contains(i) ? i : 0
+            case .hold: choice = nil
+            }
+        }
+        guard let choice else {
+            if !r.retryPending {
+                s.requests[id]?.retryPending = true
+                s.waiting.insert(id)
+                s.deadlines.push(min(r.deadline, now.addingTimeInterval(configuration.retryInterval)), .retry(id))
+            }
+            return
+        }
+        let c = list[choice], slot = s.slotOfID[c.cab]!
+        s.nextOffer += 1
+        let offer = Offer(id: s.nextOffer, request: id, cab: c.cab, etaSeconds: c.eta.seconds,
+                          expires: now.addingTimeInterval(configuration.offerTimeout))
+        s.offers[offer.id] = offer
+        s.cabs[slot].offer = offer.id
+        s.requests[id]!.offer = offer.id
+        s.requests[id]!.asked[slot, default: 0] += 1
+        s.requests[id]!.offersMade += 1
+        s.requests[id]!.etaOfOffer = c.eta
+        record(&s, id, now, .offered(cab: c.cab, etaSeconds: c.eta.seconds, attempt: s.requests[id]!.asked[slot]!))
+        s.deadlines.push(offer.expires, .offerLapse(offer.id))
+        effects.notifications.append(.offer(offer))
+    }
+
+    /// Gives the request the cab that accepted: busy, out of its queue, with its route.
+    func assign(_ s: inout DispatchState, _ o: Offer, slot: Int, now: Date, effects: inout Effects) {
+        guard let r = s.requests[o.request] else { return }
+        try? fleet.setStatus(of: o.cab, to: .busy)
+        s.cabs[slot].status = .busy
+        placeInQueue(&s, slot, now: now, movedZone: false)
+        let eta = r.etaOfOffer ?? ETA(seconds: o.etaSeconds, metres: 0)
+        let route = s.snap(of: slot, within: configuration.maxSnapMetres).flatMap { try? s.router.route(from: $0, to: r.snap) }
+        end(&s, o.request, .assigned(Assignment(cab: o.cab, eta: eta, route: route)), now: now, effects: &effects)
+    }
+
+    /// Ends a request: withdraws its offer, frees the customer, logs and notifies.
+    func end(_ s: inout DispatchState, _ id: RequestID, _ status: RequestStatus, now: Date, effects: inout Effects) {
+        guard let r = s.requests[id], r.ended == nil else { return }
+        if let offerID = r.offer, let o = s.offers.removeValue(forKey: offerID) {
+            if let slot = s.slotOfID[o.cab] { s.cabs[slot].offer = nil }
+            effects.notifications.append(.offerWithdrawn(o))
+        }
+        s.requests[id]!.offer = nil
+        s.requests[id]!.ended = status
+        s.waiting.remove(id)
+        s.openByCustomer[r.request.customer] = nil
+        switch status {
+        case let .assigned(a): record(&s, id, now, .assigned(cab: a.cab, etaSeconds: a.eta.seconds))
+        case let .notServed(reason): record(&s, id, now, .notServed(reason: reason))
+        case .cancelled: record(&s, id, now, .cancelled)
+        case .searching: break
+        }
+        effects.notifications.append(.requestEnded(id, customer: r.request.customer, status))
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Fleet
+import Geodesy
+import RoadGraph
+import TaxiDispatch
+import TestSupport
+import ZoneImport
+import Zones
+
+/// Monaco from the repository's `Data/` (always present): its nine wards as taxi zones, the
+/// commune as the service area, and its road graph. Loaded once per test process.
+enum Monaco {
+    static let loaded: Result<(ZoneSet, RoadNetwork), any Error> = Result {
+        let data = SharedData.projectRoot.appendingPathComponent("Data/monaco")
+        let (zones, _) = try ZoneImporter.load(zonesAt: data.appendingPathComponent("wards.geojson").path,
+                                               serviceAreasAt: data.appendingPathComponent("communes.geojson").path)
+        let (graph, _) = try RoadNetwork.importOSM(path: data.appendingPathComponent("monaco.osm.pbf").path)
+        return (zones, graph)
+    }
+
+    static func city() throws -> (zones: ZoneSet, graph: RoadNetwork) { try loaded.get() }
+
+    /// Road junctions grouped by the zone containing them, each list in node order.
+    static func junctions() throws -> [[Coordinate]] {
+        let (zones, graph) = try city()
+        var out = [[Coordinate]](repeating: [], count: zones.zones.count)
+        for v in 0..<graph.nodeCount {
+            let c = graph.coordinate(ofNode: v)
+            let z = zones.zoneIndex(longitude: c.longitude, latitude: c.latitude)
+            if z >= 0 { out[z].append(c) }
+        }
+        return out
+    }
+}
+
+let epoch = Date(timeIntervalSince1970: 1_790_000_000)
+
+/// A dispatcher on Monaco with a virtual clock, an in-memory log and the notifications kept.
+final class Harness: Sendable {
+    let scheduler = VirtualScheduler(start: epoch)
+    let log = InMemoryDecisionLog()
+    let notes = NotificationBox()
+    let dispatcher: Dispatcher
+
+    init(configuration: Dispatcher.Configuration = .init(), policy: any DispatchPolicy = ZoneQueuePolicy(),
+         hooks: DispatchHooks = .init()) throws {
+        let (zones, graph) = try Monaco.city()
+        let box = notes
+        dispatcher = try Dispatcher(zones: zones, network: graph, configuration: configuration, policy: policy, hooks: hooks,
+                                    scheduler: scheduler, log: log, notify: { box.add($0) })
+    }
+
+    var now: Date { scheduler.now() }
+
+    /// Registers cabs as available at the given positions, reported now, in order (so they
+    /// join their zone queues in this order).
+    func cabs(_ places: [(String, Coordinate)], type: CabType = .sedan, seats: Int = 4) throws {
+        try dispatcher.register(places.map { CabProfile(id: $0.0, type: type, seats: seats) })
+        for (id, p) in places {
+            try dispatcher.report(cab: id, position: p, at: now)
+            try dispatcher.setStatus(of: id, to: .available)
+        }
+    }
+
+    /// The offers made so far, in order.
+    var offers: [Offer] { notes.all.compactMap { if case let .offer(o) = $0 { o } else { nil } } }
+    var lastOffer: Offer? { offers.last }
+}
+
+/// Notifications collected from any thread.
+final class NotificationBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [DispatchNotification] = []
+    func add(_ n: DispatchNotification) { lock.lock(); items.append(n); lock.unlock() }
+    var all: [DispatchNotification] { lock.lock(); defer { lock.unlock() }; return items }
+}
