@@ -45,6 +45,7 @@ struct DispatchState {
         var offersMade = 0
         var etaOfOffer: ETA?
         var retryPending = false
+        var loggedCandidates: [String]?
         var ended: RequestStatus?
 
         init(request: RideRequest, snap: Snap, zone: Int, parameters: SelectionParameters, opened: Date, deadline: Date) {

@@ -548,7 +548,6 @@ public final class Dispatcher: Sendable {
                 (bestOfZone[a.element.zone]!, a.element.zone, a.offset) < (bestOfZone[b.element.zone]!, b.element.zone, b.offset)
             }.map(\.element)
         }
-        record(&s, id, now, .candidates(cabs: list.map(\.cab), etaSeconds: list.map(\.eta.seconds)))
         var choice: Int? = list.isEmpty ? nil : 0
         if !list.isEmpty, let hook = hooks.reservation {
             switch hook(r.request, list) {
@@ -556,6 +555,13 @@ public final class Dispatcher: Sendable {
             case let .offer(i): choice = list.indices.contains(i) ? i : 0
             case .hold: choice = nil
             }
+        }
+        // Logged before every offer, and while a request waits only when the list changed,
+        // so that its retries do not repeat the same (usually empty) list.
+        let names = list.map(\.cab)
+        if choice != nil || s.requests[id]!.loggedCandidates != names {
+            s.requests[id]!.loggedCandidates = names
+            record(&s, id, now, .candidates(cabs: names, etaSeconds: list.map(\.eta.seconds)))
         }
         guard let choice else {
             if !r.retryPending {

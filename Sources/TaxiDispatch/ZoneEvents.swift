@@ -21,6 +21,11 @@ public struct ZoneEvent: Sendable, Equatable {
     public let kind: Kind
     /// The time of the report that caused it.
     public let time: Date
+
+    /// An event (for consumers' own tests and replays).
+    public init(cab: String, sequence: UInt64, kind: Kind, time: Date) {
+        self.cab = cab; self.sequence = sequence; self.kind = kind; self.time = time
+    }
 }
 
 /// What a zone-event subscription yields: the events in order, and, where the buffer was

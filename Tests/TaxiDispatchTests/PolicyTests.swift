@@ -1,0 +1,88 @@
+import Foundation
+import Fleet
+import Geodesy
+import RoadGraph
+import TaxiDispatch
+import Testing
+
+/// The built-in policies on one scenario, each with the outcome the specifications
+/// predict, and the hooks.
+@Suite struct PolicyTests {
+    /// Three cabs in the pickup's zone, queued in an order that is neither the fastest nor
+    /// the shortest by road, with the expected winners computed from one-to-one routes.
+    static func scenario() throws -> (pickup: Coordinate, cabs: [(String, Coordinate)], fastest: String, shortest: String) {
+        let (_, pickup, places) = try OfferTests.home()
+        let router = Router(network: try Monaco.city().graph)
+        let routes = try places.map { try router.route(from: $0, to: pickup) }
+        // The fastest, the shortest, and a slow one to stand first in the queue.
+        let fastest = routes.indices.min { routes[$0].durationSeconds < routes[$1].durationSeconds }!
+        let shortest = routes.indices.min { routes[$0].distanceMetres < routes[$1].distanceMetres }!
+        let slow = routes.indices.max { routes[$0].durationSeconds < routes[$1].durationSeconds }!
+        var order = [slow]
+        for i in [shortest, fastest] where !order.contains(i) { order.append(i) }
+        if order.count < 3 { order.append(places.indices.first { !order.contains($0) }!) }
+        return (pickup, order.map { ("cab\($0)", places[$0]) }, "cab\(fastest)", "cab\(shortest)")
+    }
+
+    @Test func eachBuiltInPolicyOffersTheCabTheSpecificationsPredict() throws {
+        let (pickup, cabs, fastest, shortest) = try Self.scenario()
+        let expected: [(any DispatchPolicy, String)] = [
+            (ZoneQueuePolicy(), cabs[0].0),  // "the first taxi driver in the zone queue"
+            (FastestArrivalPolicy(), fastest),  // BR1: "the fastest arrival time"
+            (NearestByRoadPolicy(), shortest),
+        ]
+        for (policy, winner) in expected {
+            let h = try Harness(policy: policy)
+            try h.cabs(cabs)
+            _ = try h.dispatcher.request(RideRequest(customer: "ann", pickup: pickup))
+            #expect(h.lastOffer?.cab == winner, "\(type(of: policy))")
+        }
+    }
+
+    /// A backend's own ordering through the protocol: the last in the queue first.
+    struct LastInQueueFirst: DispatchPolicy {
+        var gathering: CandidateGathering { .queueOrder }
+        func rank(_ candidates: inout [Candidate], for request: RideRequest) { candidates.sort { $0.queuePosition > $1.queuePosition } }
+    }
+
+    @Test func aBackendSuppliesItsOwnPolicy() throws {
+        let (pickup, cabs, _, _) = try Self.scenario()
+        let h = try Harness(policy: LastInQueueFirst())
+        try h.cabs(cabs)
+        _ = try h.dispatcher.request(RideRequest(customer: "ann", pickup: pickup))
+        #expect(h.lastOffer?.cab == cabs.last!.0)
+    }
+
+    @Test func hooksAdjustTheSelectionReplaceTheDecisionAndOverrideTheQueue() throws {
+        let (pickup, cabs, _, _) = try Self.scenario()
+        let seen = NotificationCounter()
+        let hooks = DispatchHooks(
+            adjustSelection: { request, p in if request.customer == "vip" { p.minimumSeats = 7 } },
+            reservation: { request, candidates in
+                seen.add(candidates.count)
+                return request.customer == "picky" ? .offer(candidateIndex: 1) : request.customer == "later" ? .hold : .proceed
+            },
+            placementAfterDecline: { _, _ in .unchanged })
+        let h = try Harness(hooks: hooks)
+        try h.cabs(cabs)
+        let (zone, _, _) = try OfferTests.home()
+        _ = try h.dispatcher.request(RideRequest(customer: "vip", pickup: pickup))
+        #expect(h.offers.isEmpty)  // no cab has 7 seats
+        _ = try h.dispatcher.request(RideRequest(customer: "later", pickup: pickup))
+        #expect(h.offers.isEmpty)  // held by the hook
+        _ = try h.dispatcher.request(RideRequest(customer: "picky", pickup: pickup))
+        #expect(h.lastOffer?.cab == cabs[1].0)  // the hook chose the second
+        try h.dispatcher.answer(h.lastOffer!.id, accept: false)
+        #expect(h.dispatcher.queue(ofZone: zone).first(where: { $0 != h.lastOffer?.cab }) == cabs[0].0)
+        #expect(h.dispatcher.queue(ofZone: zone).contains(cabs[1].0))
+        #expect(h.dispatcher.queue(ofZone: zone).last != cabs[1].0)  // not sent to the bottom
+        #expect(seen.total > 0)
+    }
+}
+
+final class NotificationCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var sum = 0
+    func add(_ n: Int) { lock.lock(); sum += n; lock.unlock() }
+    var total: Int { lock.lock(); defer { lock.unlock() }; return sum }
+}
