@@ -8,12 +8,12 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 swift build --build-tests
 swift test --skip-build
-echo "== ThreadSanitizer: concurrent zone lookups, GEOS/PROJ per-thread contexts, fleet readers and writers, routers sharing a graph"
+echo "== ThreadSanitizer: concurrent zone lookups, GEOS/PROJ per-thread contexts, fleet readers and writers, routers sharing a graph, the dispatcher under load"
 # The filter must keep matching: the step fails unless it ran exactly the expected tests.
-expected_tsan_tests=4
+expected_tsan_tests=5
 log=$(mktemp)
 swift test --sanitize=thread --scratch-path .build-tsan \
-    --filter "ConcurrencyTests|FleetConcurrencyTests|concurrentRoutersShareOneNetwork" 2>&1 | tee "$log"
+    --filter "ConcurrencyTests|FleetConcurrencyTests|concurrentRoutersShareOneNetwork|DispatchConcurrencyTests" 2>&1 | tee "$log"
 if ! grep -q "Test run with $expected_tsan_tests tests" "$log"; then
     echo "ThreadSanitizer step: expected $expected_tsan_tests tests to run; see the log above" >&2
     exit 1

@@ -70,8 +70,8 @@ struct DispatchState {
     var wakeScheduled: Date?
     /// Requests with no offer out, waiting for a candidate (their retry is scheduled).
     var waiting = Set<RequestID>()
-    /// Zones where, during the current call, a cab joined a queue or was freed of an offer.
-    var freedZones = Set<Int>()
+    /// Cabs that, during the current call, joined a queue or were freed of an offer.
+    var freedCabs: [Int] = []
     var subscriptions: [ZoneEventSubscription] = []
     let router: Router
 

@@ -308,8 +308,9 @@ public final class Dispatcher: Sendable {
             s.requests[id] = DispatchState.RequestRecord(request: request, snap: snap, zone: zone, parameters: params,
                                                          opened: now, deadline: now.addingTimeInterval(configuration.searchLimit))
             s.openByCustomer[request.customer] = id
-            record(&s, id, now, .requested(customer: request.customer, latitude: request.pickup.latitude,
-                                           longitude: request.pickup.longitude, zone: zone, type: request.type?.name, seats: request.seats))
+            // Degrees to 7 decimals (about a centimetre), as every Wayfare output writes them.
+            record(&s, id, now, .requested(customer: request.customer, latitude: (request.pickup.latitude * 1e7).rounded() / 1e7,
+                                           longitude: (request.pickup.longitude * 1e7).rounded() / 1e7, zone: zone, type: request.type?.name, seats: request.seats))
             s.deadlines.push(now.addingTimeInterval(configuration.searchLimit), .searchLimit(id))
             advance(&s, id, now: now, effects: &effects)
             scheduleWake(&s, effects: &effects)
@@ -335,7 +336,7 @@ public final class Dispatcher: Sendable {
                 record(&s, o.request, now, .declined(cab: o.cab))
                 afterRefusal(&s, slot, now: now)
                 advance(&s, o.request, now: now, effects: &effects)
-                s.freedZones.insert(Int(s.cabs[slot].zone))
+                s.freedCabs.append(slot)
             }
             serveWaiting(&s, now: now, effects: &effects)
             scheduleWake(&s, effects: &effects)
@@ -429,7 +430,7 @@ public final class Dispatcher: Sendable {
                 effects.notifications.append(.offerWithdrawn(o))
                 afterRefusal(&s, slot, now: now)
                 advance(&s, o.request, now: now, effects: &effects)
-                s.freedZones.insert(Int(s.cabs[slot].zone))
+                s.freedCabs.append(slot)
             case let .searchLimit(id):
                 guard let r = s.requests[id], r.ended == nil else { continue }
                 end(&s, id, .notServed(r.offersMade == 0 ? .noTaxiAvailable : .noTaxiAccepted), now: now, effects: &effects)
@@ -461,22 +462,26 @@ public final class Dispatcher: Sendable {
         if c.queued && (!belongs || movedZone) { s.unlink(slot) }
         if belongs && !s.cabs[slot].queued {
             s.append(slot, zone: Int(c.zone))
-            s.freedZones.insert(Int(c.zone))
+            s.freedCabs.append(slot)
         }
     }
 
-    /// A cab joined a queue or was freed of an offer: the requests waiting for a candidate in
-    /// that zone (or next to it, when neighbours are searched) try again now, oldest first,
-    /// instead of at their next retry.
+    /// Cabs joined a queue or were freed of an offer: each request waiting for a candidate
+    /// that one of them could serve (in its zone, or next to it when neighbours are
+    /// searched, and eligible) tries again now, oldest first, instead of at its next retry.
     func serveWaiting(_ s: inout DispatchState, now: Date, effects: inout Effects) {
-        guard !s.freedZones.isEmpty else { return }
-        let freed = s.freedZones
-        s.freedZones.removeAll(keepingCapacity: true)
+        guard !s.freedCabs.isEmpty else { return }
+        let freed = s.freedCabs
+        s.freedCabs.removeAll(keepingCapacity: true)
         guard !s.waiting.isEmpty else { return }
         for id in s.waiting.sorted() {
             guard let r = s.requests[id], r.ended == nil, r.offer == nil, r.zone >= 0 else { continue }
-            let near = freed.contains(r.zone) || (r.parameters.neighbourZones && zones.adjacency[r.zone].contains { freed.contains($0) })
-            guard near else { continue }
+            let useful = freed.contains { slot in
+                let z = Int(s.cabs[slot].zone)
+                return (z == r.zone || (r.parameters.neighbourZones && zones.adjacency[r.zone].contains(z)))
+                    && eligible(s, slot, for: r, now: now)
+            }
+            guard useful else { continue }
             s.requests[id]?.retryPending = false
             s.waiting.remove(id)
             advance(&s, id, now: now, effects: &effects)

@@ -1,0 +1,82 @@
+import Foundation
+import Fleet
+import Geodesy
+import TaxiDispatch
+import Testing
+
+/// Many requests at once on one dispatcher while reports stream in, drivers answer and the
+/// clock moves, each from its own thread; then the invariants hold. Run under
+/// ThreadSanitizer by `scripts/test.sh`.
+@Suite struct DispatchConcurrencyTests {
+    @Test func requestsReportsAnswersAndTimersFromManyThreads() throws {
+        let h = try Harness()
+        let junctions = try Monaco.junctions().filter { !$0.isEmpty }
+        let ids = (0..<60).map { "cab\($0)" }
+        try h.cabs(ids.enumerated().map { i, id in (id, junctions[i % junctions.count][i % junctions[i % junctions.count].count]) })
+        let requests = RequestBox()
+        let groups = DispatchGroup()
+        let queue = DispatchQueue(label: "threads", attributes: .concurrent)
+        for t in 0..<3 {  // passengers
+            queue.async(group: groups) {
+                for k in 0..<15 {
+                    let zone = junctions[(t + k) % junctions.count]
+                    if let id = try? h.dispatcher.request(RideRequest(customer: "p\(t)-\(k)", pickup: zone[k % zone.count])) {
+                        requests.add(id)
+                    }
+                }
+            }
+        }
+        queue.async(group: groups) {  // the fleet's reports
+            for round in 0..<20 {
+                for (i, id) in ids.enumerated() {
+                    let zone = junctions[(i + round) % junctions.count]
+                    _ = try? h.dispatcher.report(cab: id, position: zone[(i * 7 + round) % zone.count], at: h.now)
+                }
+            }
+        }
+        queue.async(group: groups) {  // drivers: accept every third offer, decline the rest
+            var answered = Set<UInt64>()
+            for _ in 0..<200 {
+                for offer in h.offers where answered.insert(offer.id).inserted {
+                    try? h.dispatcher.answer(offer.id, accept: offer.id % 3 == 0)
+                }
+            }
+        }
+        queue.async(group: groups) {  // time passes: offers lapse, searches end
+            for _ in 0..<60 { h.scheduler.advance(by: 3) }
+        }
+        groups.wait()
+        h.scheduler.advance(by: 300)  // every search ends
+
+        var assignedCabs: [String] = []
+        for id in requests.all {
+            switch try h.dispatcher.status(of: id) {
+            case .searching: Issue.record("request \(id) still searching after its limit")
+            case let .assigned(a): assignedCabs.append(a.cab)
+            case .notServed, .cancelled: break
+            }
+        }
+        #expect(Set(assignedCabs).count == assignedCabs.count)  // no cab given twice
+        #expect(!assignedCabs.isEmpty)
+        // The zone-queue invariant, from the fleet's records.
+        let (zones, _) = try Monaco.city()
+        let queued = zones.zones.indices.flatMap { h.dispatcher.queue(ofZone: $0) }
+        #expect(Set(queued).count == queued.count)
+        for id in ids {
+            let cab = try h.dispatcher.fleet.cab(id)
+            let fresh = cab.lastReport.map { h.now.timeIntervalSince($0) <= 120 } ?? false
+            let zone = cab.position.map { zones.zoneIndex(longitude: $0.longitude, latitude: $0.latitude) } ?? -1
+            #expect((cab.status == .available && fresh && zone >= 0) == queued.contains(id))
+            #expect(assignedCabs.contains(id) == (cab.status == .busy))
+        }
+        let stats = DispatchStatistics(h.log.records)
+        #expect(stats.requests == requests.all.count && stats.open == 0)
+    }
+}
+
+final class RequestBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [RequestID] = []
+    func add(_ id: RequestID) { lock.lock(); items.append(id); lock.unlock() }
+    var all: [RequestID] { lock.lock(); defer { lock.unlock() }; return items }
+}
