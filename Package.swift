@@ -93,7 +93,7 @@ let package = Package(
         .testTarget(name: "RoadGraphTests", dependencies: ["RoadGraph", "WayfareTestKit", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
         .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "WayfareTestKit", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
         .testTarget(name: "TaxiDispatchTests", dependencies: ["TaxiDispatch", "CitySimulation", "Fleet", "Zones", "ZoneImport", "RoadGraph", "WayfareTestKit", "Geodesy", "TestSupport"]),
-        .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "BackendExample", "Geodesy", "Zones", "RoadGraph", "TestSupport"]),
+        .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "BackendExample", "Geodesy", "GeoJSON", "Zones", "RoadGraph", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

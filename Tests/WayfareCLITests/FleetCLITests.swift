@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Geodesy
+import GeoJSON
 import TestSupport
 
 @Suite struct FleetCLITests {
@@ -85,6 +86,45 @@ import TestSupport
             let bad = try runWayfare(["bench", "fleet", "--cabs", cabs, "--queries", queries] + args)
             #expect(bad.status != 0 && bad.stderr.contains(expected), "\(args): \(bad.stderr)")
             #expect(bad.stderr.trimmingCharacters(in: .newlines).split(separator: "\n").count == 1, "\(args)")
+        }
+    }
+}
+
+/// `wayfare simulate`: the default city runs out of the box, prints its summary as the last
+/// line, writes its four files, and repeats itself byte for byte.
+@Suite struct SimulateCLITests {
+    @Test func theDefaultCityRunsAndRepeats() throws {
+        let folder = TemporaryFolder()
+        var outputs: [String] = []
+        for run in ["a", "b"] {
+            let r = try runWayfare(["simulate", "--cabs", "40", "--hours", "0.2", "--requests", "150", "--out-dir", folder.path(run)])
+            #expect(r.status == 0, "\(r.stderr)")
+            let last = try #require(r.stdout.split(separator: "\n").last)
+            let summary = try JSONParser.parse(Array(last.utf8))
+            for key in ["requests", "served", "not_served", "pickup_eta_s", "offers_per_request", "decision_us"] { #expect(summary[key] != nil, "\(key)") }
+            #expect(summary["pickup_eta_s"]?["p95"]?.numberValue != nil && summary["decision_us"]?["p99"]?.numberValue != nil)
+            outputs.append(String(last))
+        }
+        for name in ["trips.geojson", "decisions.jsonl", "drivers.csv"] {
+            let a = try Data(contentsOf: URL(fileURLWithPath: folder.path("a/\(name)")))
+            let b = try Data(contentsOf: URL(fileURLWithPath: folder.path("b/\(name)")))
+            #expect(a == b && a.count > 100, "\(name)")
+        }
+        let trips = try JSONParser.parse(Array(try Data(contentsOf: URL(fileURLWithPath: folder.path("a/trips.geojson")))))
+        #expect((trips["features"]?.arrayValue?.count ?? 0) > 100)
+        func stable(_ s: String) -> String {
+            s.replacingOccurrences(of: #""decision_us":\{[^}]*\}"#, with: "", options: .regularExpression)
+                .replacingOccurrences(of: #""wall_seconds":[0-9.e-]+"#, with: "", options: .regularExpression)
+        }
+        #expect(stable(outputs[0]) == stable(outputs[1]))
+    }
+
+    @Test func badArgumentsAreOneLineErrors() throws {
+        for (args, message) in [(["--cabs", "0"], "--cabs must be between"), (["--hours", "nan"], "--hours must be"),
+                                (["--accept", "0.9", "--decline", "0.5"], "add up to at most 1"),
+                                (["--graph", "x.wfg"], "--graph and --zones go together")] {
+            let r = try runWayfare(["simulate", "--out-dir", "/tmp/never"] + args)
+            #expect(r.status != 0 && r.stderr.contains(message), "\(args): \(r.stderr)")
         }
     }
 }
