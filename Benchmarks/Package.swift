@@ -14,6 +14,8 @@ let package = Package(
         benchmark("ZoneLookup", using: ["Zones", "ZoneImport", "Geodesy", "WayfareTestKit"]),
         benchmark("FleetIndex", using: ["SpatialIndex", "Fleet", "Geodesy", "WayfareTestKit"]),
         benchmark("Routing", using: ["RoadGraph", "Geodesy", "WayfareTestKit"]),
+        // Not "Dispatch": that is libdispatch's module name.
+        benchmark("DispatchBench", folder: "Dispatch", using: ["TaxiDispatch", "Fleet", "Zones", "ZoneImport", "RoadGraph", "Geodesy", "WayfareTestKit"]),
         // Not "Geocoding": target names must be unique across the package graph.
         benchmark("GeocoderBench", folder: "Geocoding", using: ["Geocoding", "Geodesy", "SpatialIndex", "WayfareTestKit"]),
     ],

@@ -21,6 +21,9 @@ struct DispatchState {
         /// The zone whose queue holds the cab while `queued` (its zone when it joined: a zone
         /// change unlinks it before it joins the new one).
         var queueZone: Int32 = -1
+        /// The number of the cab's latest join of a queue's tail: within one queue, a lower
+        /// number is nearer the head.
+        var queueTicket: UInt64 = 0
         var prev: Int32 = -1, next: Int32 = -1
         var eventSequence: UInt64 = 0
         var offer: UInt64?
@@ -74,6 +77,8 @@ struct DispatchState {
     var freedCabs: [Int] = []
     var subscriptions: [ZoneEventSubscription] = []
     let router: Router
+    let workspace = FleetWorkspace()
+    var tickets: UInt64 = 0
 
     init(zoneCount: Int, router: Router) {
         queues = .init(repeating: Queue(), count: zoneCount)
@@ -84,6 +89,8 @@ struct DispatchState {
     mutating func append(_ slot: Int, zone: Int) {
         let tail = queues[zone].tail
         cabs[slot].prev = tail; cabs[slot].next = -1; cabs[slot].queued = true; cabs[slot].queueZone = Int32(zone)
+        tickets += 1
+        cabs[slot].queueTicket = tickets
         if tail >= 0 { cabs[Int(tail)].next = Int32(slot) } else { queues[zone].head = Int32(slot) }
         queues[zone].tail = Int32(slot)
         queues[zone].count += 1

@@ -479,7 +479,7 @@ public final class Dispatcher: Sendable {
             let useful = freed.contains { slot in
                 let z = Int(s.cabs[slot].zone)
                 return (z == r.zone || (r.parameters.neighbourZones && zones.adjacency[r.zone].contains(z)))
-                    && eligible(s, slot, for: r, now: now)
+                    && eligible(s, slot, for: r, staleBefore: now.addingTimeInterval(-fleet.configuration.staleAfter))
             }
             guard useful else { continue }
             s.requests[id]?.retryPending = false
@@ -488,51 +488,82 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    /// Whether the cab may be offered the request now.
-    func eligible(_ s: DispatchState, _ slot: Int, for r: DispatchState.RequestRecord, now: Date) -> Bool {
-        let c = s.cabs[slot]
-        guard c.queued, c.offer == nil, (r.asked[slot] ?? 0) < configuration.maxOffersPerCab,
-              c.profile.seats >= r.parameters.minimumSeats,
-              let last = c.lastReport, last >= now.addingTimeInterval(-fleet.configuration.staleAfter) else { return false }
-        if let types = r.parameters.types, !types.contains(c.profile.type) { return false }
+    /// Whether the cab may be offered the request now. Reads the record's fields in place
+    /// (copying a record would retain its strings): this runs for every cab a search walks.
+    func eligible(_ s: DispatchState, _ slot: Int, for r: DispatchState.RequestRecord, staleBefore cutoff: Date) -> Bool {
+        guard s.cabs[slot].queued, s.cabs[slot].offer == nil, s.cabs[slot].profile.seats >= r.parameters.minimumSeats,
+              let last = s.cabs[slot].lastReport, last >= cutoff else { return false }
+        if !r.asked.isEmpty, (r.asked[slot] ?? 0) >= configuration.maxOffersPerCab { return false }
+        if let types = r.parameters.types, !types.contains(s.cabs[slot].profile.type) { return false }
         return true
     }
 
-    /// Gathers candidates from the given zones' queues, gives them ETAs and ranks them.
+    /// Gathers candidates from the given zones' queues and gives them ETAs.
     func candidates(_ s: inout DispatchState, _ id: RequestID, zones zoneList: [Int], now: Date) -> [Candidate] {
         guard let r = s.requests[id] else { return [] }
-        var slots: [(slot: Int, position: Int, zone: Int, metres: Double)] = []
+        let cutoff = now.addingTimeInterval(-fleet.configuration.staleAfter)
+        let limit = r.parameters.maxCandidates
+        var slots: [Int] = []
         for zone in zoneList where zone >= 0 && zone < s.queues.count {
-            var k = s.queues[zone].head, position = 0
-            var found: [(slot: Int, position: Int, zone: Int, metres: Double)] = []
+            if policy.gathering == .nearestFirst, let found = nearestInQueue(&s, zone: zone, for: r, staleBefore: cutoff) {
+                slots += found
+                continue
+            }
+            // From the head: the first `limit` eligible (or all, then the nearest `limit`,
+            // for a nearest-first policy whose spatial search came back short).
+            var k = s.queues[zone].head, zoneSlots: [Int] = []
             while k >= 0 {
-                let slot = Int(k)
-                if eligible(s, slot, for: r, now: now) {
-                    found.append((slot, position, zone, s.cabs[slot].position!.distance(to: r.request.pickup)))
-                    if policy.gathering == .queueOrder && found.count == r.parameters.maxCandidates { break }
+                if eligible(s, Int(k), for: r, staleBefore: cutoff) {
+                    zoneSlots.append(Int(k))
+                    if policy.gathering == .queueOrder && zoneSlots.count == limit { break }
                 }
-                position += 1
-                k = s.cabs[slot].next
+                k = s.cabs[Int(k)].next
             }
-            if policy.gathering == .nearestFirst && found.count > r.parameters.maxCandidates {
-                found.sort { ($0.metres, $0.position) < ($1.metres, $1.position) }
-                found.removeLast(found.count - r.parameters.maxCandidates)
-                found.sort { $0.position < $1.position }
+            if zoneSlots.count > limit {
+                let pickup = r.request.pickup
+                zoneSlots = Array(zoneSlots.map { ($0, s.cabs[$0].position!.distance(to: pickup)) }
+                    .sorted { ($0.1, s.cabs[$0.0].queueTicket) < ($1.1, s.cabs[$1.0].queueTicket) }.prefix(limit).map(\.0))
             }
-            slots += found
+            slots += zoneSlots
         }
         var snaps: [Snap?] = []
         snaps.reserveCapacity(slots.count)
-        for x in slots { snaps.append(s.snap(of: x.slot, within: configuration.maxSnapMetres)) }
+        for slot in slots { snaps.append(s.snap(of: slot, within: configuration.maxSnapMetres)) }
         let etas = s.router.etas(to: r.snap, from: snaps, limitSeconds: r.parameters.maxETASeconds)
         var out: [Candidate] = []
-        for (x, eta) in zip(slots, etas) {
+        out.reserveCapacity(slots.count)
+        for (slot, eta) in zip(slots, etas) {
             guard let eta else { continue }
-            let p = s.cabs[x.slot].profile
-            out.append(Candidate(cab: p.id, type: p.type, seats: p.seats, zone: x.zone, queuePosition: x.position,
-                                 straightMetres: x.metres, eta: eta, timesAsked: r.asked[x.slot] ?? 0))
+            let c = s.cabs[slot]
+            out.append(Candidate(cab: c.profile.id, type: c.profile.type, seats: c.profile.seats, zone: Int(c.queueZone),
+                                 queueOrder: c.queueTicket, straightMetres: c.position!.distance(to: r.request.pickup),
+                                 eta: eta, timesAsked: r.asked[slot] ?? 0))
         }
         return out
+    }
+
+    /// The `maxCandidates` eligible cabs of a zone's queue nearest the pickup, from the
+    /// fleet's R-tree (nearest available cabs, kept when queued in this zone and eligible)
+    /// rather than a walk of the whole queue. Nil when the spatial search does not fill the
+    /// list (a small fleet, a pickup far from its zone's cabs, or cabs that became available
+    /// within the fleet's publish interval and are not searchable yet): then the caller walks
+    /// the queue, which is exact. A full list may miss a cab that became available within
+    /// the publish interval (50 ms by default).
+    func nearestInQueue(_ s: inout DispatchState, zone: Int, for r: DispatchState.RequestRecord, staleBefore cutoff: Date) -> [Int]? {
+        let limit = r.parameters.maxCandidates
+        guard s.queues[zone].count > limit else { return nil }
+        for k in [4 * limit, 16 * limit] {
+            let matches = fleet.nearest(k, to: r.request.pickup, types: r.parameters.types, using: s.workspace)
+            var out: [Int] = []
+            for m in matches {
+                guard let slot = s.slotOfID[m.cab.id], s.cabs[slot].queued, s.cabs[slot].queueZone == Int32(zone),
+                      eligible(s, slot, for: r, staleBefore: cutoff) else { continue }
+                out.append(slot)
+                if out.count == limit { return out }
+            }
+            if matches.count < k { return nil }
+        }
+        return nil
     }
 
     /// Offers the request to its next candidate, or waits for one.

@@ -12,8 +12,9 @@ public struct Candidate: Sendable, Equatable {
     public let seats: Int
     /// The zone whose queue it was found in.
     public let zone: Int
-    /// Its place in that queue, 0 at the head.
-    public let queuePosition: Int
+    /// Its place in that queue's order: lower is nearer the head (the number of its
+    /// latest join of the queue's tail, so comparable within one queue).
+    public let queueOrder: UInt64
     /// Great-circle metres from its last position to the pickup.
     public let straightMetres: Double
     /// Fastest road arrival at the pickup.
@@ -62,9 +63,9 @@ public struct FastestArrivalPolicy: DispatchPolicy {
     public init() {}
     /// The nearest in a straight line, then ranked by road.
     public var gathering: CandidateGathering { .nearestFirst }
-    /// By ETA, then queue position.
+    /// By ETA, then queue order.
     public func rank(_ candidates: inout [Candidate], for request: RideRequest) {
-        candidates.sort { ($0.eta.seconds, $0.queuePosition, $0.cab) < ($1.eta.seconds, $1.queuePosition, $1.cab) }
+        candidates.sort { ($0.eta.seconds, $0.queueOrder, $0.cab) < ($1.eta.seconds, $1.queueOrder, $1.cab) }
     }
 }
 
@@ -75,9 +76,9 @@ public struct NearestByRoadPolicy: DispatchPolicy {
     public init() {}
     /// The nearest in a straight line, then ranked by road.
     public var gathering: CandidateGathering { .nearestFirst }
-    /// By road metres, then queue position.
+    /// By road metres, then queue order.
     public func rank(_ candidates: inout [Candidate], for request: RideRequest) {
-        candidates.sort { ($0.eta.metres, $0.queuePosition, $0.cab) < ($1.eta.metres, $1.queuePosition, $1.cab) }
+        candidates.sort { ($0.eta.metres, $0.queueOrder, $0.cab) < ($1.eta.metres, $1.queueOrder, $1.cab) }
     }
 }
 

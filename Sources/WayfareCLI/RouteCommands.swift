@@ -100,29 +100,7 @@ struct GraphGrid: ParsableCommand {
         var e = "from,to,length_m,time_s\n"
         for x in grid.edges { e += "\(x.from),\(x.to),\(String(format: "%.2f,%.3f", x.lengthMetres, x.timeSeconds))\n" }
         try writeOutput(e, to: (outDir as NSString).appendingPathComponent("edges.csv"))
-        try writeOutput(squareZones(around: grid.coordinates, sideKm: zoneKm), to: (outDir as NSString).appendingPathComponent("zones.geojson"))
-    }
-
-    /// Square zones tiling the points' bounding box (grown by 100 m), row by row from the
-    /// south-west, named by row and column.
-    func squareZones(around points: [Coordinate], sideKm: Double) -> String {
-        let south = points.map(\.latitude).min()!, north = points.map(\.latitude).max()!
-        let west = points.map(\.longitude).min()!, east = points.map(\.longitude).max()!
-        let margin = 100 / 111_195.0, mid = (south + north) / 2
-        let dLat = sideKm * 1000 / 111_195.0, dLon = sideKm * 1000 / (111_195.0 * cos(mid * .pi / 180))
-        let (s, w) = (south - margin, west - margin / cos(mid * .pi / 180))
-        let rows = max(1, Int(((north + margin - s) / dLat).rounded(.up))), cols = max(1, Int(((east + margin / cos(mid * .pi / 180) - w) / dLon).rounded(.up)))
-        var features: [JSONValue] = []
-        for r in 0..<rows {
-            for c in 0..<cols {
-                let y0 = s + Double(r) * dLat, y1 = s + Double(r + 1) * dLat, x0 = w + Double(c) * dLon, x1 = w + Double(c + 1) * dLon
-                let ring: [JSONValue] = [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)].map { .array([degreesJSON($0.0), degreesJSON($0.1)]) }
-                features.append(.object([("type", .string("Feature")),
-                                         ("properties", .object([("id", .string("r\(r)c\(c)")), ("name", .string("Row \(r + 1), column \(c + 1)"))])),
-                                         ("geometry", .object([("type", .string("Polygon")), ("coordinates", .array([.array(ring)]))]))]))
-            }
-        }
-        return JSONValue.object([("type", .string("FeatureCollection")), ("features", .array(features))]).serialized + "\n"
+        try writeOutput(grid.squareZonesGeoJSON(sideKm: zoneKm), to: (outDir as NSString).appendingPathComponent("zones.geojson"))
     }
 }
 

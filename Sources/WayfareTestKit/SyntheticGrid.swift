@@ -1,5 +1,6 @@
 import Foundation
 import Geodesy
+import GeoJSON
 import RoadGraph
 
 /// A seeded synthetic city laid out as a jittered grid, for measuring how routing scales
@@ -44,6 +45,30 @@ public struct SyntheticGrid: Sendable {
                 }
             }
         }
+    }
+
+    /// Square zones tiling the points' bounding box (grown by 100 m), row by row from the
+    /// south-west, named by row and column.
+    public func squareZonesGeoJSON(sideKm: Double) -> String {
+        let points = coordinates
+        let south = points.map(\.latitude).min()!, north = points.map(\.latitude).max()!
+        let west = points.map(\.longitude).min()!, east = points.map(\.longitude).max()!
+        let margin = 100 / 111_195.0, mid = (south + north) / 2
+        let dLat = sideKm * 1000 / 111_195.0, dLon = sideKm * 1000 / (111_195.0 * cos(mid * .pi / 180))
+        let (s, w) = (south - margin, west - margin / cos(mid * .pi / 180))
+        let rows = max(1, Int(((north + margin - s) / dLat).rounded(.up))), cols = max(1, Int(((east + margin / cos(mid * .pi / 180) - w) / dLon).rounded(.up)))
+        func degrees(_ v: Double) -> JSONValue { .number((v * 1e7).rounded() / 1e7) }
+        var features: [JSONValue] = []
+        for r in 0..<rows {
+            for c in 0..<cols {
+                let y0 = s + Double(r) * dLat, y1 = s + Double(r + 1) * dLat, x0 = w + Double(c) * dLon, x1 = w + Double(c + 1) * dLon
+                let ring: [JSONValue] = [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)].map { .array([degrees($0.0), degrees($0.1)]) }
+                features.append(.object([("type", .string("Feature")),
+                                         ("properties", .object([("id", .string("r\(r)c\(c)")), ("name", .string("Row \(r + 1), column \(c + 1)"))])),
+                                         ("geometry", .object([("type", .string("Polygon")), ("coordinates", .array([.array(ring)]))]))]))
+            }
+        }
+        return JSONValue.object([("type", .string("FeatureCollection")), ("features", .array(features))]).serialized + "\n"
     }
 
     /// The grid as a routable network (largest strongly connected part, contracted).

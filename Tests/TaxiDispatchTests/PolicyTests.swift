@@ -4,6 +4,7 @@ import Geodesy
 import RoadGraph
 import TaxiDispatch
 import Testing
+import TestSupport
 
 /// The built-in policies on one scenario, each with the outcome the specifications
 /// predict, and the hooks.
@@ -42,7 +43,7 @@ import Testing
     /// A backend's own ordering through the protocol: the last in the queue first.
     struct LastInQueueFirst: DispatchPolicy {
         var gathering: CandidateGathering { .queueOrder }
-        func rank(_ candidates: inout [Candidate], for request: RideRequest) { candidates.sort { $0.queuePosition > $1.queuePosition } }
+        func rank(_ candidates: inout [Candidate], for request: RideRequest) { candidates.sort { $0.queueOrder > $1.queueOrder } }
     }
 
     @Test func aBackendSuppliesItsOwnPolicy() throws {
@@ -85,4 +86,34 @@ final class NotificationCounter: @unchecked Sendable {
     private var sum = 0
     func add(_ n: Int) { lock.lock(); sum += n; lock.unlock() }
     var total: Int { lock.lock(); defer { lock.unlock() }; return sum }
+}
+
+/// A nearest-first policy in a crowded zone gathers through the fleet's R-tree instead of
+/// walking the queue: the candidates must still be exactly the eligible cabs of the zone
+/// nearest the pickup, checked against a brute-force haversine ranking.
+@Suite struct CrowdedZoneTests {
+    @Test func theSpatialGatheringFindsTheNearestEligibleCabsOfTheZone() throws {
+        var config = Dispatcher.Configuration()
+        config.maxCandidates = 5
+        let h = try Harness(configuration: config, policy: FastestArrivalPolicy())
+        let (zone, pickup, _) = try OfferTests.home()
+        let (zones, _) = try Monaco.city()
+        let all = try Monaco.junctions()
+        // 120 cabs in the pickup's zone and 120 in its neighbours (nearer ones among them).
+        let mine = all[zone].dropFirst().prefix(120), theirs = zones.adjacency[zone].flatMap { all[$0].prefix(40) }
+        let places = Array(mine) + theirs
+        try h.cabs(places.enumerated().map { ("cab\($0.offset)", $0.element) })
+        try h.dispatcher.setStatus(of: "cab1", to: .busy)  // not eligible
+        h.scheduler.advance(by: 0.1)  // the fleet publishes: the R-tree holds them all
+        _ = try h.dispatcher.request(RideRequest(customer: "ann", pickup: pickup))
+        guard case let .candidates(cabs, _) = try #require(h.log.records.first(where: {
+            if case .candidates = $0.kind { true } else { false } })?.kind) else { return }
+        let eligible = mine.indices.map { $0 - mine.startIndex }.filter { $0 != 1 }
+        let expected = eligible.sorted {
+            (IndependentGeodesy.haversineMetres(places[$0].latitude, places[$0].longitude, pickup.latitude, pickup.longitude), $0)
+                < (IndependentGeodesy.haversineMetres(places[$1].latitude, places[$1].longitude, pickup.latitude, pickup.longitude), $1)
+        }.prefix(5).map { "cab\($0)" }
+        #expect(Set(cabs) == Set(expected))
+        #expect(cabs.count == 5)
+    }
 }

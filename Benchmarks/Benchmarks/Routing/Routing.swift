@@ -86,17 +86,20 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
     queryBenchmarks("Monaco", { monaco }, algorithms: RoutingAlgorithm.allCases)
-    // The pairs' origins are 50 cabs, their destinations 100 pickups in turn.
+    // The pairs' origins are 50 cabs, their destinations 100 pickups in turn: the hierarchy's
+    // many-to-one, and the plain backward search as the baseline, in the same process.
     let etaWorkload = Workload { (Router(network: monaco), zip(monaco.randomPairs(100, seed: 8), monaco.randomPairs(100, seed: 7)).map { ($1.0, $0.0) }) }
-    Benchmark("Monaco: ETAs of 50 cabs (one backward search, 30 min)", configuration: .init(
-        metrics: [.wallClock, .mallocCountTotal], timeUnits: .microseconds, warmupIterations: 20,
-        maxDuration: .seconds(4), maxIterations: 10_000)) { benchmark in
-        let (router, pairs) = etaWorkload.value
-        let cabs = pairs.prefix(50).map(\.0)
-        benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations {
-            blackHole(try? router.etas(to: pairs[etaWorkload.next % pairs.count].1, from: cabs))
-            etaWorkload.next += 1
+    for algorithm in ETAAlgorithm.allCases {
+        Benchmark("Monaco: ETAs of 50 cabs (\(algorithm), 30 min)", configuration: .init(
+            metrics: [.wallClock, .mallocCountTotal], timeUnits: .microseconds, warmupIterations: 20,
+            maxDuration: .seconds(4), maxIterations: 10_000)) { benchmark in
+            let (router, pairs) = etaWorkload.value
+            let cabs = pairs.prefix(50).map(\.0)
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                blackHole(try? router.etas(to: pairs[etaWorkload.next % pairs.count].1, from: cabs, algorithm: algorithm))
+                etaWorkload.next += 1
+            }
         }
     }
 
@@ -105,5 +108,29 @@ let benchmarks: @Sendable () -> Void = {
     let largest = Int(ProcessInfo.processInfo.environment["WAYFARE_BENCH_GRID_MAX"] ?? "") ?? 1_000_000
     queryBenchmarks("Grid 10k", { grid10k }, algorithms: [.hierarchy, .astar, .dijkstra])
     if largest >= 100_000 { queryBenchmarks("Grid 100k", { grid100k }, algorithms: [.hierarchy, .astar, .dijkstra]) }
-    if largest >= 1_000_000 { queryBenchmarks("Grid 1M", { grid1M }, algorithms: [.hierarchy, .astar]) }
+    if largest >= 1_000_000 {
+        queryBenchmarks("Grid 1M", { grid1M }, algorithms: [.hierarchy, .astar])
+        // 50 cabs and 100 pickups on junctions within 5 km of the centre (one 10 km zone's
+        // worth of candidates).
+        let gridETA = Workload {
+            let g = grid1M
+            let centre = g.coordinate(ofNode: g.nodeCount / 2)
+            var rng = SeededRandom(seed: 9)
+            let near = (0..<g.nodeCount).map { g.coordinate(ofNode: $0) }.filter { $0.distance(to: centre) <= 5000 }
+            return (Router(network: g), (0..<100).map { _ in (near[Int.random(in: 0..<near.count, using: &rng)], near[Int.random(in: 0..<near.count, using: &rng)]) })
+        }
+        for algorithm in ETAAlgorithm.allCases {
+            Benchmark("Grid 1M: ETAs of 50 cabs within 5 km (\(algorithm), 30 min)", configuration: .init(
+                metrics: [.wallClock, .mallocCountTotal], timeUnits: .microseconds, warmupIterations: 10,
+                maxDuration: .seconds(4), maxIterations: 5_000)) { benchmark in
+                let (router, pairs) = gridETA.value
+                let cabs = pairs.prefix(50).map(\.0)
+                benchmark.startMeasurement()
+                for _ in benchmark.scaledIterations {
+                    blackHole(try? router.etas(to: pairs[gridETA.next % pairs.count].1, from: cabs, algorithm: algorithm))
+                    gridETA.next += 1
+                }
+            }
+        }
+    }
 }
