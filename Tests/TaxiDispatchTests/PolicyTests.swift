@@ -99,9 +99,12 @@ final class NotificationCounter: @unchecked Sendable {
         let (zone, pickup, _) = try OfferTests.home()
         let (zones, _) = try Monaco.city()
         let all = try Monaco.junctions()
-        // 120 cabs in the pickup's zone and 120 in its neighbours (nearer ones among them).
-        let mine = all[zone].dropFirst().prefix(120), theirs = zones.adjacency[zone].flatMap { all[$0].prefix(40) }
-        let places = Array(mine) + theirs
+        // 120 cabs at the pickup zone's junctions farthest from the pickup, and 40 at the
+        // neighbouring zones' junctions nearest it: the nearest cabs are not the zone's.
+        let byDistance = { (c: [Coordinate]) in c.sorted { $0.distance(to: pickup) < $1.distance(to: pickup) } }
+        let mine = byDistance(Array(all[zone].dropFirst())).suffix(120)
+        let theirs = byDistance(zones.adjacency[zone].flatMap { all[$0] }).prefix(40)
+        let places = Array(mine) + Array(theirs)
         try h.cabs(places.enumerated().map { ("cab\($0.offset)", $0.element) })
         try h.dispatcher.setStatus(of: "cab1", to: .busy)  // not eligible
         h.scheduler.advance(by: 0.1)  // the fleet publishes: the R-tree holds them all
