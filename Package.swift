@@ -77,7 +77,7 @@ let package = Package(
                 "CSVFile", "OSM", "RoadGraph", "Geocoding", "BinaryFile", "TaxiDispatch", "CitySimulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        .executableTarget(name: "BackendExample", dependencies: ["Geodesy", "Zones", "Fleet", "RoadGraph", "Geocoding"],
+        .executableTarget(name: "BackendExample", dependencies: ["Geodesy", "Zones", "Fleet", "RoadGraph", "Geocoding", "TaxiDispatch"],
                           path: "Examples/BackendExample"),
         .target(name: "TestSupport", dependencies: ["BinaryFile", "Geodesy"], path: "Tests/TestSupport"),
         .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"]),

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job on the default city (Data/monaco): import and check the zones, then look up
-# points; import the Monaco roads, route, rank cabs by ETA; build a geocoder table and query it. Installs GEOS and PROJ first if they are missing.
+# points; import the Monaco roads, route, rank cabs by ETA; build a geocoder table and query it;
+# simulate an hour of the city at work. Installs GEOS and PROJ first if they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -44,3 +45,7 @@ echo
 echo "== wayfare geocode \"bd des moulins\" and reverse at the Casino"
 "$wayfare" geocode "$out/monaco.wfgc" "bd des moulins" --limit 3
 "$wayfare" reverse "$out/monaco.wfgc" 43.7393,7.4277
+echo
+echo "== wayfare simulate: an hour of Monaco in virtual time (200 cabs, about 2,000 requests, its wards as zones)"
+"$wayfare" simulate --out-dir "$out/simulation"
+echo "(summary.json, trips.geojson, decisions.jsonl and drivers.csv in $out/simulation)"

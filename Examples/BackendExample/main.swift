@@ -1,7 +1,7 @@
 // The README's Swift example, whole: a backend that loads a zone file, a road graph and a
-// geocoder table, then answers "which zone", "route and ETA", "nearest cabs" and "geocode".
-// It depends only on the pure-Swift engine modules (Geodesy, Zones, Fleet, RoadGraph,
-// Geocoding): it links neither GEOS nor PROJ. `ExampleTests` runs it on Monaco's files and
+// geocoder table, then answers "which zone", "route and ETA", "nearest cabs" and "geocode",
+// and dispatches a ride. It depends only on the pure-Swift engine modules (Geodesy, Zones,
+// Fleet, RoadGraph, Geocoding, TaxiDispatch): it links neither GEOS nor PROJ. `ExampleTests` runs it on Monaco's files and
 // checks that every ```swift block of the README appears here, word for word.
 //
 //   wayfare-example ZONES.wfz GRAPH.wfg TABLE.wfgc
@@ -11,6 +11,7 @@ import Zones
 import Fleet
 import RoadGraph
 import Geocoding
+import TaxiDispatch
 
 func run(zonePath: String, graphPath: String, tablePath: String) throws {
     // MARK: Which zone
@@ -53,6 +54,32 @@ func run(zonePath: String, graphPath: String, tablePath: String) throws {
     let found = try table.geocode("place du casino", near: pickup, limit: 1)
     let here = table.reverse(pickup)
     print("geocode: \(found.first?.label ?? "nothing"); reverse: \(here?.label ?? "nothing")")
+
+    // MARK: Dispatch
+    // A Dispatcher is Sendable: one lock around its queues and offers. It owns its Fleet, so
+    // reports and statuses go through it; offers and outcomes arrive through `notify`.
+    let offers = OfferInbox()
+    let dispatcher = try Dispatcher(zones: zones, network: network, notify: { offers.receive($0) })
+    try dispatcher.register([CabProfile(id: "MC-04", type: .sedan, seats: 4)])
+    try dispatcher.report(cab: "MC-04", position: try Coordinate(latitude: 43.7402, longitude: 7.4260), at: Date())
+    try dispatcher.setStatus(of: "MC-04", to: .available)     // joins its zone's queue
+    let request = try dispatcher.request(RideRequest(customer: "ann", pickup: pickup, type: .sedan))
+    if let offer = offers.latest {                             // the driver's app shows it for 15 s
+        try dispatcher.answer(offer.id, accept: true)
+    }
+    if case let .assigned(assignment) = try dispatcher.status(of: request) {
+        print("dispatch: \(assignment.cab), ETA \(Int(assignment.eta.seconds)) s")
+    }
+}
+
+/// Offers as a driver gateway would receive them (from any thread).
+final class OfferInbox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var offers: [Offer] = []
+    func receive(_ note: DispatchNotification) {
+        if case let .offer(offer) = note { lock.lock(); offers.append(offer); lock.unlock() }
+    }
+    var latest: Offer? { lock.lock(); defer { lock.unlock() }; return offers.last }
 }
 
 let arguments = CommandLine.arguments

@@ -40,6 +40,9 @@ public struct CitySimulation {
         /// How idle cabs spend their time: the chance of cruising to a junction within
         /// `cruiseMetres` (else they wait 2–6 minutes at a stand).
         public var cruiseProbability = 0.5, cruiseMetres = 1500.0
+        /// The farthest a ride goes, in metres as the crow flies (destinations are drawn
+        /// among the junctions that near the origin).
+        public var tripMetres = 8000.0
         /// How strongly demand gathers in the centre: each origin is the junction nearest the
         /// centre of this many random draws (1: uniform over junctions).
         public var centreBias = 2

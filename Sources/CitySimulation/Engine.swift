@@ -193,7 +193,12 @@ final class Engine: @unchecked Sendable {
             let other = junctions[Int.random(in: 0..<junctions.count, using: &rng)]
             if other.distance(to: centre) < origin.distance(to: centre) { origin = other }
         }
-        let destination = junctions[Int.random(in: 0..<junctions.count, using: &rng)]
+        var destination = junctions[Int.random(in: 0..<junctions.count, using: &rng)]
+        var tries = 0
+        while destination.distance(to: origin) > configuration.tripMetres && tries < 500 {
+            destination = junctions[Int.random(in: 0..<junctions.count, using: &rng)]
+            tries += 1
+        }
         let customer = "p\(requests)"
         let before = ContinuousClock.now
         do {

@@ -160,8 +160,11 @@ public final class Dispatcher: Sendable {
         public var maxCandidates = 50
         /// Search the neighbouring zones when the pickup's has no candidate.
         public var neighbourZones = true
-        /// Seconds between searches while a request finds no candidate.
-        public var retryInterval: TimeInterval = 5
+        /// Seconds between searches while a request finds no candidate. A waiting request is
+        /// searched again at once when a cab that could serve it joins a queue or is freed of
+        /// an offer; the retry is the safety net for what no event announces (a cab driving
+        /// into the ETA limit).
+        public var retryInterval: TimeInterval = 30
         /// The most metres from a road a pickup or cab is snapped.
         public var maxSnapMetres: Double = 1000
         /// The specification's values.
@@ -637,7 +640,7 @@ public final class Dispatcher: Sendable {
     func end(_ s: inout DispatchState, _ id: RequestID, _ status: RequestStatus, now: Date, effects: inout Effects) {
         guard let r = s.requests[id], r.ended == nil else { return }
         if let offerID = r.offer, let o = s.offers.removeValue(forKey: offerID) {
-            if let slot = s.slotOfID[o.cab] { s.cabs[slot].offer = nil }
+            if let slot = s.slotOfID[o.cab] { s.cabs[slot].offer = nil; s.freedCabs.append(slot) }
             effects.notifications.append(.offerWithdrawn(o))
         }
         s.requests[id]!.offer = nil

@@ -23,6 +23,7 @@ import TestSupport
         // Two cabs with an ETA each, nearest first.
         #expect(lines.filter { $0.hasPrefix("cab MC-") && $0.contains("ETA") && !$0.hasSuffix("none") }.count == 2, "\(lines)")
         #expect(lines.contains { $0.hasPrefix("geocode: ") && $0.contains("Casino") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("dispatch: MC-04, ETA ") }, "\(lines)")
         // A missing file is a one-line error and exit 1.
         let bad = try runBuilt("wayfare-example", [folder.path("nothing.wfz"), graph, table])
         #expect(bad.status == 1 && bad.stderr.hasPrefix("Error: ") && bad.stderr.contains("nothing.wfz"), "\(bad.stderr)")
