@@ -132,8 +132,9 @@ public enum DispatchError: Error, Equatable, Sendable, CustomStringConvertible {
 /// to one driver at a time with timeouts, on a `Fleet` it owns.
 ///
 /// The specification's rules, each a `Configuration` value with its default: an offer
-/// lapses after 15 s; no cab is asked more than twice per request; a search ends after
-/// 2 minutes as "service cannot be delivered"; only cabs within 30 minutes by road are
+/// lapses after 15 s; no cab is asked more than twice per request; no offer is made more
+/// than 2 minutes after the request, which then ends as "service cannot be delivered" (an
+/// offer already out at that moment keeps its 15 s); only cabs within 30 minutes by road are
 /// candidates. A decline or a lapse sends the cab to the bottom of its zone queue. When the
 /// pickup's zone has no candidate, its neighbouring zones are searched (switchable).
 ///
@@ -435,7 +436,10 @@ public final class Dispatcher: Sendable {
                 advance(&s, o.request, now: now, effects: &effects)
                 s.freedCabs.append(slot)
             case let .searchLimit(id):
-                guard let r = s.requests[id], r.ended == nil else { continue }
+                // No new offer after the limit; an offer already out keeps its own 15 s (its
+                // answer or lapse ends the request), so a cab found at 1:55 is not withdrawn
+                // from a driver who is accepting.
+                guard let r = s.requests[id], r.ended == nil, r.offer == nil else { continue }
                 end(&s, id, .notServed(r.offersMade == 0 ? .noTaxiAvailable : .noTaxiAccepted), now: now, effects: &effects)
             case let .retry(id):
                 guard let r = s.requests[id], r.ended == nil, r.offer == nil, r.retryPending else { continue }

@@ -81,6 +81,20 @@ import Zones
         #expect(h.lastOffer?.cab == "late" && h.lastOffer?.request == id)
     }
 
+    @Test func anOfferOutAtTheSearchLimitKeepsItsFifteenSeconds() throws {
+        let h = try Harness()
+        let (_, pickup, places) = try Self.home()
+        let id = try h.dispatcher.request(RideRequest(customer: "ann", pickup: pickup))
+        h.scheduler.advance(by: 110)
+        try h.cabs([("a", places[0])])  // offered at 1:50
+        let offer = try #require(h.lastOffer)
+        h.scheduler.advance(by: 12)  // 2:02: past the limit, the offer still out
+        guard case .searching = try h.dispatcher.status(of: id) else { Issue.record("the offer was withdrawn"); return }
+        try h.dispatcher.answer(offer.id, accept: false)
+        guard case .notServed(.noTaxiAccepted) = try h.dispatcher.status(of: id) else { Issue.record("no new offer after 2 min"); return }
+        #expect(h.offers.count == 1)
+    }
+
     @Test func oneOpenRequestPerCustomerAndOneOfferPerTaxi() throws {
         let h = try Harness()
         let (_, pickup, places) = try Self.home()
