@@ -37,8 +37,7 @@ public struct SystemScheduler: DispatchScheduler {
 /// `Sendable`: its queue and time sit behind a lock; work runs outside the lock on the
 /// thread that calls `advance`, so work may schedule more work.
 public final class VirtualScheduler: DispatchScheduler, FleetClock {
-    private struct Entry { var date: Date; var order: Int; var work: @Sendable () -> Void }
-    private struct State { var now: Date; var entries: [Entry] = []; var order = 0 }
+    private struct State { var now: Date; var queue = TimedHeap<@Sendable () -> Void>() }
     private let state: Locked<State>
 
     /// A scheduler whose clock shows `start`.
@@ -52,46 +51,27 @@ public final class VirtualScheduler: DispatchScheduler, FleetClock {
 
     /// Queues `work` for `date` (a past date runs at the next `advance`).
     public func wake(at date: Date, _ work: @escaping @Sendable () -> Void) {
-        state.withLock { s in
-            s.order += 1
-            s.entries.append(Entry(date: date, order: s.order, work: work))
-            var i = s.entries.count - 1  // sift up: a binary heap on (date, order)
-            while i > 0, Self.before(s.entries[i], s.entries[(i - 1) / 2]) { s.entries.swapAt(i, (i - 1) / 2); i = (i - 1) / 2 }
-        }
+        state.withLock { $0.queue.push(date, work) }
     }
 
-    private static func before(_ a: Entry, _ b: Entry) -> Bool { (a.date, a.order) < (b.date, b.order) }
-
     /// Work queued and not yet run.
-    public var pendingCount: Int { state.withLock { $0.entries.count } }
+    public var pendingCount: Int { state.withLock { $0.queue.count } }
 
     /// The time of the earliest queued work, if any.
-    public var nextDate: Date? { state.withLock { $0.entries.first?.date } }
+    public var nextDate: Date? { state.withLock { $0.queue.first?.date } }
 
     /// Moves the clock to `date`, running each piece of work due by then at its own time.
     /// The clock never moves backwards.
     public func advance(to date: Date) {
         while true {
-            let next: Entry? = state.withLock { s in
-                guard let first = s.entries.first, first.date <= date else { return nil }
-                let last = s.entries.removeLast()
-                if !s.entries.isEmpty {
-                    s.entries[0] = last
-                    var i = 0  // sift down
-                    while true {
-                        let l = 2 * i + 1, r = l + 1
-                        var m = i
-                        if l < s.entries.count, Self.before(s.entries[l], s.entries[m]) { m = l }
-                        if r < s.entries.count, Self.before(s.entries[r], s.entries[m]) { m = r }
-                        if m == i { break }
-                        s.entries.swapAt(i, m); i = m
-                    }
-                }
+            let next: (@Sendable () -> Void)? = state.withLock { s in
+                guard let first = s.queue.first, first.date <= date else { return nil }
+                s.queue.pop()
                 s.now = max(s.now, first.date)
-                return first
+                return first.what
             }
             guard let next else { break }
-            next.work()
+            next()
         }
         state.withLock { $0.now = max($0.now, date) }
     }

@@ -104,6 +104,11 @@ struct GraphGrid: ParsableCommand {
     }
 }
 
+/// `--limit-s` of the ETA commands: a finite number of seconds up to a day.
+func checkLimit(_ seconds: Double) throws(CLIError) {
+    guard seconds.isFinite, seconds >= 0, seconds <= 86_400 else { throw CLIError("--limit-s must be between 0 and 86400") }
+}
+
 /// Parses "LAT,LON" for an option, naming it in the error.
 func coordinate(_ text: String, option: String) throws(CLIError) -> Coordinate {
     do { return try Coordinate(parsing: text) } catch { throw CLIError("--\(option) \"\(text)\": \(error)") }
@@ -164,14 +169,14 @@ extension JSONValue {
 
 struct EtaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "eta", abstract: "Arrival times at a pickup from many cabs (one backward search), fastest first, as CSV id,eta_s,distance_m.")
+        commandName: "eta", abstract: "Arrival times at a pickup from many cabs (one many-to-one search on the hierarchy), fastest first, as CSV id,eta_s,distance_m.")
     @Argument(help: "A graph file.") var graph: String
     @Option(help: "The pickup, as LAT,LON.") var to: String
     @Option(help: "CSV id,lat,lon of the cabs.") var cabs: String
     @Option(name: .customLong("limit-s"), help: "Only cabs that can arrive within this many seconds.") var limitS: Double = 1800
 
     func run() throws {
-        guard limitS.isFinite, limitS >= 0, limitS <= 86_400 else { throw CLIError("--limit-s must be between 0 and 86400") }
+        try checkLimit(limitS)
         let pickup = try coordinate(to, option: "to")
         let (ids, points) = try readIdentifiedPoints(cabs, uniqueIds: true)
         guard !points.isEmpty else { throw CLIError("\(cabs): no cabs") }
@@ -248,7 +253,7 @@ struct BenchEta: ParsableCommand {
     @Option(name: .customLong("limit-s"), help: "Only cabs that can arrive within this many seconds.") var limitS: Double = 1800
 
     func run() throws {
-        guard limitS.isFinite, limitS >= 0, limitS <= 86_400 else { throw CLIError("--limit-s must be between 0 and 86400") }
+        try checkLimit(limitS)
         let (_, cabPoints) = try readIdentifiedPoints(cabs, uniqueIds: true)
         guard !cabPoints.isEmpty else { throw CLIError("\(cabs): no cabs") }
         let (pickupPoints, _) = try readPoints(pickups)

@@ -72,6 +72,24 @@ private func queryBenchmarks(_ name: String, _ network: @escaping @Sendable () -
     }
 }
 
+/// The many-to-one ETAs of the workload's first 50 origins to each destination in turn, with
+/// each algorithm (the hierarchy and its baseline) in the same process.
+private func etaBenchmarks(_ name: String, _ workload: Workload, iterations: Int) {
+    for algorithm in ETAAlgorithm.allCases {
+        Benchmark("\(name) (\(algorithm), 30 min)", configuration: .init(
+            metrics: [.wallClock, .mallocCountTotal], timeUnits: .microseconds, warmupIterations: 10,
+            maxDuration: .seconds(4), maxIterations: iterations)) { benchmark in
+            let (router, pairs) = workload.value
+            let cabs = pairs.prefix(50).map(\.0)
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                blackHole(try? router.etas(to: pairs[workload.next % pairs.count].1, from: cabs, algorithm: algorithm))
+                workload.next += 1
+            }
+        }
+    }
+}
+
 let benchmarks: @Sendable () -> Void = {
     let importConfig = Benchmark.Configuration(metrics: [.wallClock, .peakMemoryResident], timeUnits: .milliseconds,
                                                warmupIterations: 1, maxDuration: .seconds(10), maxIterations: 10)
@@ -91,19 +109,7 @@ let benchmarks: @Sendable () -> Void = {
     // The pairs' origins are 50 cabs, their destinations 100 pickups in turn: the hierarchy's
     // many-to-one, and the plain backward search as the baseline, in the same process.
     let etaWorkload = Workload { (Router(network: monaco), zip(monaco.randomPairs(100, seed: 8), monaco.randomPairs(100, seed: 7)).map { ($1.0, $0.0) }) }
-    for algorithm in ETAAlgorithm.allCases {
-        Benchmark("Monaco: ETAs of 50 cabs (\(algorithm), 30 min)", configuration: .init(
-            metrics: [.wallClock, .mallocCountTotal], timeUnits: .microseconds, warmupIterations: 20,
-            maxDuration: .seconds(4), maxIterations: 10_000)) { benchmark in
-            let (router, pairs) = etaWorkload.value
-            let cabs = pairs.prefix(50).map(\.0)
-            benchmark.startMeasurement()
-            for _ in benchmark.scaledIterations {
-                blackHole(try? router.etas(to: pairs[etaWorkload.next % pairs.count].1, from: cabs, algorithm: algorithm))
-                etaWorkload.next += 1
-            }
-        }
-    }
+    etaBenchmarks("Monaco: ETAs of 50 cabs", etaWorkload, iterations: 10_000)
 
     // The seeded synthetic grid city, at three sizes, to show how query time grows. The 1M
     // grid takes minutes to contract; WAYFARE_BENCH_GRID_MAX=100000 leaves it out.
@@ -121,18 +127,6 @@ let benchmarks: @Sendable () -> Void = {
             let near = (0..<g.nodeCount).map { g.coordinate(ofNode: $0) }.filter { $0.distance(to: centre) <= 5000 }
             return (Router(network: g), (0..<100).map { _ in (near[Int.random(in: 0..<near.count, using: &rng)], near[Int.random(in: 0..<near.count, using: &rng)]) })
         }
-        for algorithm in ETAAlgorithm.allCases {
-            Benchmark("Grid 1M: ETAs of 50 cabs within 5 km (\(algorithm), 30 min)", configuration: .init(
-                metrics: [.wallClock, .mallocCountTotal], timeUnits: .microseconds, warmupIterations: 10,
-                maxDuration: .seconds(4), maxIterations: 5_000)) { benchmark in
-                let (router, pairs) = gridETA.value
-                let cabs = pairs.prefix(50).map(\.0)
-                benchmark.startMeasurement()
-                for _ in benchmark.scaledIterations {
-                    blackHole(try? router.etas(to: pairs[gridETA.next % pairs.count].1, from: cabs, algorithm: algorithm))
-                    gridETA.next += 1
-                }
-            }
-        }
+        etaBenchmarks("Grid 1M: ETAs of 50 cabs within 5 km", gridETA, iterations: 5_000)
     }
 }
