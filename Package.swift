@@ -14,6 +14,7 @@ import PackageDescription
 //   Fleet                       cabs, their statuses and nearest-cab queries (pure Swift)
 //   TaxiDispatch                zone queues and events, requests and offers, policies, the decision log
 //   CitySimulation              a city at work in virtual time: cabs, passengers and drivers on the dispatcher
+//   Fares                       fare charts and trip fares in integer minor units (the services' first piece)
 //   WayfareTestKit              seeded fixtures and baselines for tests, benchmarks and samples
 //   WayfareCLI                  the `wayfare` command line
 let package = Package(
@@ -34,6 +35,7 @@ let package = Package(
         .library(name: "Geocoding", targets: ["Geocoding"]),
         .library(name: "TaxiDispatch", targets: ["TaxiDispatch"]),
         .library(name: "CitySimulation", targets: ["CitySimulation"]),
+        .library(name: "Fares", targets: ["Fares"]),
         // Fixtures and baselines for the benchmark package; not part of the engine.
         .library(name: "WayfareTestKit", targets: ["WayfareTestKit"]),
         .executable(name: "wayfare", targets: ["WayfareCLI"]),
@@ -68,6 +70,7 @@ let package = Package(
         .target(name: "RoadGraph", dependencies: ["OSM", "Geodesy", "SpatialIndex", "BinaryFile", "CSVFile"], exclude: ["README.md"]),
         .target(name: "TaxiDispatch", dependencies: ["Fleet", "Zones", "RoadGraph", "Geodesy"], exclude: ["README.md"]),
         .target(name: "CitySimulation", dependencies: ["TaxiDispatch", "Fleet", "Zones", "RoadGraph", "Geodesy"], exclude: ["README.md"]),
+        .target(name: "Fares", dependencies: ["Zones", "Fleet", "Geodesy", "GeoJSON"], exclude: ["README.md"]),
         .target(name: "WayfareTestKit", dependencies: ["Geodesy", "GeoJSON", "Zones", "Geometry", "SpatialIndex", "RoadGraph", "Geocoding"],
                 exclude: ["README.md"]),
         .executableTarget(
@@ -93,6 +96,7 @@ let package = Package(
         .testTarget(name: "RoadGraphTests", dependencies: ["RoadGraph", "WayfareTestKit", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
         .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "WayfareTestKit", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
         .testTarget(name: "TaxiDispatchTests", dependencies: ["TaxiDispatch", "CitySimulation", "Fleet", "Zones", "ZoneImport", "RoadGraph", "WayfareTestKit", "Geodesy", "TestSupport"]),
+        .testTarget(name: "FaresTests", dependencies: ["Fares", "Zones", "ZoneImport", "Fleet", "Geodesy", "TestSupport"]),
         .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "BackendExample", "Geodesy", "GeoJSON", "Zones", "RoadGraph", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
