@@ -2,6 +2,7 @@ import Fleet
 import Foundation
 import GeoJSON
 import Geodesy
+import RoadGraph
 import Zones
 
 /// Why a fare chart cannot be loaded or a fare given.
@@ -16,6 +17,8 @@ public enum FareError: Error, Equatable, Sendable, CustomStringConvertible {
     case badTrip(field: String, value: Int64)
     /// An amount would not fit in 64 bits of minor units.
     case overflow
+    /// No route for the estimate (the routing error's line).
+    case noRoute(String)
 
     /// The error in one line.
     public var description: String {
@@ -25,6 +28,7 @@ public enum FareError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .noRate(area, type): "service area \"\(area)\" has no fare for cab type \"\(type)\""
         case let .badTrip(field, value): "\(field) must be between 0 and its limit, not \(value)"
         case .overflow: "the amount does not fit in 64-bit minor units"
+        case let .noRoute(why): "no fare estimate: \(why)"
         }
     }
 }
@@ -215,5 +219,21 @@ public struct FareChart: Sendable, Equatable {
         guard minorUnits > 1 else { return "\(currency) \(sign)\(m)" }
         let fraction = String(m % unit)
         return "\(currency) \(sign)\(m / unit).\(String(repeating: "0", count: max(0, digits - fraction.count)))\(fraction)"
+    }
+}
+
+extension FareChart {
+    /// The fare estimate before booking: the rate where the pickup is, over the fastest
+    /// route's length rounded to the metre, with no waiting and no tolls. Returns the
+    /// breakdown and the route it was priced on.
+    public func estimate(from pickup: Coordinate, to destination: Coordinate, type: CabType, in zones: ZoneSet,
+                         router: Router, firstRide: Bool = false) throws(FareError) -> (fare: FareBreakdown, route: Route) {
+        let rate = try rate(at: pickup, in: zones, type: type)
+        let route: Route
+        do { route = try router.route(from: pickup, to: destination) } catch {
+            throw .noRoute(error.description)
+        }
+        let metres = Int64(route.distanceMetres.rounded())
+        return (try fare(TripMeasure(metres: metres), at: rate, firstRide: firstRide), route)
     }
 }

@@ -2,6 +2,7 @@ import Fares
 import Fleet
 import Foundation
 import Geodesy
+import RoadGraph
 import Testing
 import TestSupport
 import ZoneImport
@@ -57,6 +58,14 @@ import Zones
         #expect(throws: FareError.noRate(serviceArea: "Monaco", cabType: "Hatchback")) { try chart.rate(at: casino, in: zones, type: .hatchback) }
         #expect(throws: FareError.outOfServiceArea(nice)) { try chart.chart(at: nice, in: zones) }
         #expect(FareError.outOfServiceArea(nice).description.hasSuffix("is out of bounds of any service area"))
+        // The estimate: the rate where the pickup is, over the fastest route's metres.
+        let graph = try RoadNetwork.importOSM(path: data.appendingPathComponent("monaco.osm.pbf").path).0
+        let router = Router(network: graph)
+        let palace = Coordinate(unchecked: 43.7314, 7.4197)
+        let (fare, route) = try chart.estimate(from: casino, to: palace, type: .sedan, in: zones, router: router)
+        let metres = Int64(route.distanceMetres.rounded())
+        #expect(fare.total == 5000 + (1200 * metres + 500) / 1000 && metres > 1000)
+        #expect(throws: FareError.outOfServiceArea(nice)) { try chart.estimate(from: nice, to: palace, type: .sedan, in: zones, router: router) }
     }
 
     @Test func hugeOrNegativeTripsAreErrorsNotTraps() throws {
