@@ -43,6 +43,8 @@ final class Engine: @unchecked Sendable {
     let start: Date, end: Date
     var pending: [UInt64: Pending] = [:]
     var trips: [CitySimulation.Trip] = []
+    /// Where each kept trip is in `trips`, by request.
+    var tripIndex: [UInt64: Int] = [:]
     var decisionNanos: [Double] = []
     var accepted: [Double] = [], etas: [Double] = [], lateness: [Double] = []
     var refused = 0, requests = 0, reports = 0
@@ -233,6 +235,7 @@ final class Engine: @unchecked Sendable {
             cabs[i].phase = .toPickup
             let toPickup = drive(i, to: p.pickup) { e, i in e.pickedUp(i, id: id.value, pending: p, assigned: now, eta: a.eta.seconds) }
             if trips.count < configuration.keptTrips {
+                tripIndex[id.value] = trips.count
                 trips.append(CitySimulation.Trip(request: id.value, cab: a.cab, pickup: p.pickup, dropOff: p.destination,
                                                  toPickup: toPickup?.geometry ?? [], ride: [], etaSeconds: a.eta.seconds, arrivalSeconds: 0))
             }
@@ -252,7 +255,7 @@ final class Engine: @unchecked Sendable {
                 try? e.dispatcher.setStatus(of: e.cabs[i].id, to: .available)
                 e.idle(i)
             }
-            if let k = trips.firstIndex(where: { $0.request == id }) {
+            if let k = tripIndex[id] {
                 trips[k].ride = ride?.geometry ?? []
                 trips[k].arrivalSeconds = now.timeIntervalSince(assigned)
             }

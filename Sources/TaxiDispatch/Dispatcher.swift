@@ -313,7 +313,7 @@ public final class Dispatcher: Sendable {
                                                          opened: now, deadline: now.addingTimeInterval(configuration.searchLimit))
             s.openByCustomer[request.customer] = id
             // Degrees to 7 decimals (about a centimetre), as every Wayfare output writes them.
-            record(&s, id, now, .requested(customer: request.customer, latitude: (request.pickup.latitude * 1e7).rounded() / 1e7,
+            record(id, now, .requested(customer: request.customer, latitude: (request.pickup.latitude * 1e7).rounded() / 1e7,
                                            longitude: (request.pickup.longitude * 1e7).rounded() / 1e7, zone: zone, type: request.type?.name, seats: request.seats))
             s.deadlines.push(now.addingTimeInterval(configuration.searchLimit), .searchLimit(id))
             advance(&s, id, now: now, effects: &effects)
@@ -329,18 +329,14 @@ public final class Dispatcher: Sendable {
         try run { s, effects throws(DispatchError) in
             let now = scheduler.clock.now()
             expireDue(&s, now: now, effects: &effects)
-            guard let o = s.offers.removeValue(forKey: offer) else { throw .offerNotOutstanding(offer) }
-            let slot = s.slotOfID[o.cab]!
+            guard let o = s.offers.removeValue(forKey: offer), let slot = s.slotOfID[o.cab] else { throw .offerNotOutstanding(offer) }
             s.cabs[slot].offer = nil
             s.requests[o.request]?.offer = nil
             if accept {
-                record(&s, o.request, now, .accepted(cab: o.cab))
+                record(o.request, now, .accepted(cab: o.cab))
                 assign(&s, o, slot: slot, now: now, effects: &effects)
             } else {
-                record(&s, o.request, now, .declined(cab: o.cab))
-                afterRefusal(&s, slot, now: now)
-                advance(&s, o.request, now: now, effects: &effects)
-                s.freedCabs.append(slot)
+                refused(&s, o, slot: slot, now: now, effects: &effects, as: .declined(cab: o.cab))
             }
             serveWaiting(&s, now: now, effects: &effects)
             scheduleWake(&s, effects: &effects)
@@ -399,7 +395,7 @@ public final class Dispatcher: Sendable {
         var wake: Date?
     }
 
-    func record(_ s: inout DispatchState, _ id: RequestID, _ now: Date, _ kind: DecisionRecord.Kind) {
+    func record(_ id: RequestID, _ now: Date, _ kind: DecisionRecord.Kind) {
         log?.append(DecisionRecord(time: now, request: id.value, kind: kind))
     }
 
@@ -426,15 +422,11 @@ public final class Dispatcher: Sendable {
             s.deadlines.pop()
             switch top.what {
             case let .offerLapse(offerID):
-                guard let o = s.offers.removeValue(forKey: offerID) else { continue }
-                let slot = s.slotOfID[o.cab]!
+                guard let o = s.offers.removeValue(forKey: offerID), let slot = s.slotOfID[o.cab] else { continue }
                 s.cabs[slot].offer = nil
                 s.requests[o.request]?.offer = nil
-                record(&s, o.request, now, .timedOut(cab: o.cab))
                 effects.notifications.append(.offerWithdrawn(o))
-                afterRefusal(&s, slot, now: now)
-                advance(&s, o.request, now: now, effects: &effects)
-                s.freedCabs.append(slot)
+                refused(&s, o, slot: slot, now: now, effects: &effects, as: .timedOut(cab: o.cab))
             case let .searchLimit(id):
                 // No new offer after the limit; an offer already out keeps its own 15 s (its
                 // answer or lapse ends the request), so a cab found at 1:55 is not withdrawn
@@ -450,14 +442,18 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    /// After a decline or a lapse: the cab goes to the bottom of its queue (or where the
-    /// hook says).
-    func afterRefusal(_ s: inout DispatchState, _ slot: Int, now: Date) {
+    /// A decline or a lapse (already taken off the books): logged, the cab to the bottom of
+    /// its queue (or where the hook says), the request to its next candidate, and the cab
+    /// offered to the requests waiting for one.
+    func refused(_ s: inout DispatchState, _ o: Offer, slot: Int, now: Date, effects: inout Effects, as kind: DecisionRecord.Kind) {
+        record(o.request, now, kind)
         let placement = hooks.placementAfterDecline?(s.cabs[slot].profile.id, Int(s.cabs[slot].zone)) ?? .bottom
         if placement == .bottom, s.cabs[slot].queued {
             s.unlink(slot)
             s.append(slot, zone: Int(s.cabs[slot].zone))
         }
+        advance(&s, o.request, now: now, effects: &effects)
+        s.freedCabs.append(slot)
     }
 
     /// Puts the cab where the rules say: in the queue of its zone when available, fresh and
@@ -604,7 +600,7 @@ public final class Dispatcher: Sendable {
         let names = list.map(\.cab)
         if choice != nil || s.requests[id]!.loggedCandidates != names {
             s.requests[id]!.loggedCandidates = names
-            record(&s, id, now, .candidates(cabs: names, etaSeconds: list.map(\.eta.seconds)))
+            record(id, now, .candidates(cabs: names, etaSeconds: list.map(\.eta.seconds)))
         }
         guard let choice else {
             if !r.retryPending {
@@ -624,7 +620,7 @@ public final class Dispatcher: Sendable {
         s.requests[id]!.asked[slot, default: 0] += 1
         s.requests[id]!.offersMade += 1
         s.requests[id]!.etaOfOffer = c.eta
-        record(&s, id, now, .offered(cab: c.cab, etaSeconds: c.eta.seconds, attempt: s.requests[id]!.asked[slot]!))
+        record(id, now, .offered(cab: c.cab, etaSeconds: c.eta.seconds, attempt: s.requests[id]!.asked[slot]!))
         s.deadlines.push(offer.expires, .offerLapse(offer.id))
         effects.notifications.append(.offer(offer))
     }
@@ -652,9 +648,9 @@ public final class Dispatcher: Sendable {
         s.waiting.remove(id)
         s.openByCustomer[r.request.customer] = nil
         switch status {
-        case let .assigned(a): record(&s, id, now, .assigned(cab: a.cab, etaSeconds: a.eta.seconds))
-        case let .notServed(reason): record(&s, id, now, .notServed(reason: reason))
-        case .cancelled: record(&s, id, now, .cancelled)
+        case let .assigned(a): record(id, now, .assigned(cab: a.cab, etaSeconds: a.eta.seconds))
+        case let .notServed(reason): record(id, now, .notServed(reason: reason))
+        case .cancelled: record(id, now, .cancelled)
         case .searching: break
         }
         effects.notifications.append(.requestEnded(id, customer: r.request.customer, status))
