@@ -15,6 +15,9 @@ import PackageDescription
 //   TaxiDispatch                zone queues and events, requests and offers, policies, the decision log
 //   CitySimulation              a city at work in virtual time: cabs, passengers and drivers on the dispatcher
 //   Fares                       fare charts and trip fares in integer minor units (the services' first piece)
+//   Storage                     the store protocol, migrations, and the SQLite store (GRDB)
+//   PostgresStorage             the PostgreSQL store (postgres-nio); only backends that ask for it build SwiftNIO
+//   Services                    accounts, wallet ledger, bookings and the rest, on any store
 //   WayfareTestKit              seeded fixtures and baselines for tests, benchmarks and samples
 //   WayfareCLI                  the `wayfare` command line
 let package = Package(
@@ -36,6 +39,9 @@ let package = Package(
         .library(name: "TaxiDispatch", targets: ["TaxiDispatch"]),
         .library(name: "CitySimulation", targets: ["CitySimulation"]),
         .library(name: "Fares", targets: ["Fares"]),
+        .library(name: "Storage", targets: ["Storage"]),
+        .library(name: "PostgresStorage", targets: ["PostgresStorage"]),
+        .library(name: "Services", targets: ["Services"]),
         // Fixtures and baselines for the benchmark package; not part of the engine.
         .library(name: "WayfareTestKit", targets: ["WayfareTestKit"]),
         .executable(name: "wayfare", targets: ["WayfareCLI"]),
@@ -46,6 +52,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // `swift package generate-documentation`: the DocC catalogs of the library modules.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // The services' stores and password hashing; no engine module depends on these.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .systemLibrary(name: "CGEOS", pkgConfig: "geos",
@@ -71,6 +82,14 @@ let package = Package(
         .target(name: "TaxiDispatch", dependencies: ["Fleet", "Zones", "RoadGraph", "Geodesy"], exclude: ["README.md"]),
         .target(name: "CitySimulation", dependencies: ["TaxiDispatch", "Fleet", "Zones", "RoadGraph", "Geodesy"], exclude: ["README.md"]),
         .target(name: "Fares", dependencies: ["Zones", "Fleet", "RoadGraph", "Geodesy", "GeoJSON"], exclude: ["README.md"]),
+        .target(name: "Storage", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], exclude: ["README.md"]),
+        .target(name: "PostgresStorage", dependencies: ["Storage", .product(name: "PostgresNIO", package: "postgres-nio"),
+                                                        .product(name: "Logging", package: "swift-log")],
+                exclude: ["README.md"]),
+        .target(name: "Services", dependencies: ["Storage", "Fares", "TaxiDispatch", "Fleet", "Zones", "RoadGraph", "Favourites", "Geodesy",
+                                                 .product(name: "Crypto", package: "swift-crypto"),
+                                                 .product(name: "_CryptoExtras", package: "swift-crypto")],
+                exclude: ["README.md", "CommonPasswords/common-passwords.txt", "CommonPasswords/PROVENANCE.md"]),
         .target(name: "WayfareTestKit", dependencies: ["Geodesy", "GeoJSON", "Zones", "Geometry", "SpatialIndex", "RoadGraph", "Geocoding"],
                 exclude: ["README.md"]),
         .executableTarget(
@@ -96,6 +115,7 @@ let package = Package(
         .testTarget(name: "RoadGraphTests", dependencies: ["RoadGraph", "WayfareTestKit", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
         .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "WayfareTestKit", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
         .testTarget(name: "TaxiDispatchTests", dependencies: ["TaxiDispatch", "CitySimulation", "Fleet", "Zones", "ZoneImport", "RoadGraph", "WayfareTestKit", "Geodesy", "TestSupport"]),
+        .testTarget(name: "ServicesTests", dependencies: ["Storage", "PostgresStorage", "Services", "Fares", "Zones", "ZoneImport", "Fleet", "RoadGraph", "TaxiDispatch", "Geodesy", "TestSupport"]),
         .testTarget(name: "FaresTests", dependencies: ["Fares", "Zones", "ZoneImport", "Fleet", "RoadGraph", "Geodesy", "TestSupport"]),
         .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "BackendExample", "Geodesy", "GeoJSON", "Zones", "RoadGraph", "TestSupport"]),
     ],

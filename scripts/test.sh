@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
-# Every test: the whole suite, then the concurrency tests again under ThreadSanitizer, the
+# Every test: the whole suite (the store tests on SQLite and on a throwaway PostgreSQL), then the concurrency tests again under ThreadSanitizer, the
 # documentation checks, and each libFuzzer harness for 30 s (scripts/fuzz.sh).
 # Installs GEOS and PROJ first if they are missing. Real-data tests read ../shared/data
 # and skip, saying so, when it is absent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# A throwaway PostgreSQL server on loopback for the store tests (installed when missing),
+# stopped when this script ends however it ends.
+pgdir=$(mktemp -d /tmp/wayfare-pg.XXXXXX)
+trap 'bash scripts/postgres.sh stop "$pgdir"; rm -rf "$pgdir"' EXIT
+pgport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+WAYFARE_POSTGRES_URL=$(bash scripts/postgres.sh start "$pgdir" "$pgport" | tail -1)
+export WAYFARE_POSTGRES_URL
+echo "== PostgreSQL for the store tests on 127.0.0.1:$pgport"
 swift build --build-tests
 swift test --skip-build
 echo "== ThreadSanitizer: concurrent zone lookups, GEOS/PROJ per-thread contexts, fleet readers and writers, routers sharing a graph, the dispatcher under load"

@@ -1,0 +1,294 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Storage
+import Synchronization
+
+/// The store for many nodes: PostgreSQL through postgres-nio.
+///
+/// It keeps a small pool of connections and runs each ``blockingWrite(_:)`` as a `SERIALIZABLE`
+/// transaction: PostgreSQL then guarantees the outcome of some serial order, and when it
+/// cannot (SQLSTATE 40001 or 40P01) the store rolls back and runs the body again, a bounded
+/// number of times. Bodies are synchronous and do database work only, so running one again
+/// is safe.
+///
+/// Calls block their thread on the network; the async `write`/`read` of ``SQLStore`` run
+/// them on a Dispatch worker. Never call the blocking forms from a SwiftNIO event loop.
+///
+/// `Sendable`: the configuration is immutable and the pool of idle connections sits in a
+/// `Mutex`; a connection is used by one transaction at a time.
+public final class PostgresStore: SQLStore {
+    /// Always ``SQLDialect/postgres``.
+    public var dialect: SQLDialect { .postgres }
+
+    private let configuration: PostgresConnection.Configuration
+    private let endpoint: String
+    private let logger: Logger
+    private let maxRetries: Int
+    private let slots: DispatchSemaphore
+    private let state = Mutex(PoolState())
+    private let nextID = Atomic<Int>(1)
+
+    private struct PoolState {
+        var idle: [PostgresConnection] = []
+        var closed = false
+    }
+
+    /// Opens a store on the server named by `url`, a `postgres://user:password@host:port/db`
+    /// address (`?sslmode=require` asks for TLS; the default is none, for loopback).
+    ///
+    /// - Parameters:
+    ///   - maxConnections: at most this many transactions run at once; more wait.
+    ///   - maxRetries: how many times a body runs again after serialization failures before
+    ///     the call throws ``StoreError/conflict(_:)``.
+    /// - Throws: ``StoreError/unavailable(_:)`` naming the host when the address is malformed
+    ///   or the server cannot be reached.
+    public init(url: String, maxConnections: Int = 8, maxRetries: Int = 30) throws(StoreError) {
+        let (configuration, endpoint) = try Self.configuration(from: url)
+        self.configuration = configuration
+        self.endpoint = endpoint
+        self.maxRetries = maxRetries
+        self.slots = DispatchSemaphore(value: max(1, maxConnections))
+        var logger = Logger(label: "wayfare.postgres")
+        logger.logLevel = .error
+        self.logger = logger
+        // Connect once now, so that a wrong address fails here with its reason.
+        let connection = try connect()
+        release(connection, healthy: true)
+    }
+
+    /// Runs `body` in a `SERIALIZABLE` transaction, again after a serialization failure.
+    public func blockingWrite<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try transaction("BEGIN ISOLATION LEVEL SERIALIZABLE", body)
+    }
+
+    /// Runs `body` in a read-only transaction on one snapshot.
+    public func blockingRead<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+    }
+
+    /// Closes every idle connection; connections in use close when their transaction ends.
+    public func close() {
+        let idle = state.withLock { state -> [PostgresConnection] in
+            state.closed = true
+            defer { state.idle = [] }
+            return state.idle
+        }
+        for connection in idle {
+            let closing: EventLoopFuture<Void> = connection.close()
+            try? closing.wait()
+        }
+    }
+
+    /// Runs one statement outside any transaction (`CREATE DATABASE` refuses to run inside
+    /// one): for tests and tools that make throwaway databases.
+    package func executeOutsideTransaction(_ sql: String) throws {
+        slots.wait()
+        defer { slots.signal() }
+        let connection = try acquire()
+        do {
+            try PostgresSession(connection: connection, logger: logger).execute(sql, [])
+            release(connection, healthy: true)
+        } catch {
+            release(connection, healthy: !connection.isClosed)
+            throw error
+        }
+    }
+
+    private func transaction<T>(_ begin: String, _ body: (any SQLConnection) throws -> T) throws -> T {
+        slots.wait()
+        defer { slots.signal() }
+        var attempt = 0
+        while true {
+            let connection = try acquire()
+            let session = PostgresSession(connection: connection, logger: logger)
+            do {
+                try session.execute(begin, [])
+                let result = try body(session)
+                try session.execute("COMMIT", [])
+                release(connection, healthy: true)
+                return result
+            } catch {
+                let healthy = !connection.isClosed && (try? session.execute("ROLLBACK", [])) != nil
+                release(connection, healthy: healthy)
+                if case StoreError.conflict = error, attempt < maxRetries {
+                    attempt += 1
+                    // Back off a little, with jitter, so that the same transactions do not
+                    // collide again in lockstep.
+                    usleep(UInt32.random(in: 0...UInt32(min(attempt, 10) * 2_000)))
+                    continue
+                }
+                throw error
+            }
+        }
+    }
+
+    private func acquire() throws(StoreError) -> PostgresConnection {
+        let reused = try state.withLock { state throws(StoreError) -> PostgresConnection? in
+            if state.closed { throw StoreError.closed }
+            return state.idle.popLast()
+        }
+        if let reused, !reused.isClosed { return reused }
+        return try connect()
+    }
+
+    private func release(_ connection: PostgresConnection, healthy: Bool) {
+        let keep = healthy && !connection.isClosed && state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            state.idle.append(connection)
+            return true
+        }
+        if !keep { let _: EventLoopFuture<Void> = connection.close() }
+    }
+
+    private func connect() throws(StoreError) -> PostgresConnection {
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        do {
+            return try PostgresConnection.connect(
+                on: PostgresConnection.defaultEventLoopGroup.any(),
+                configuration: configuration, id: id, logger: logger
+            ).wait()
+        } catch {
+            throw StoreError.unavailable("\(endpoint): \(PostgresSession.reason(error))")
+        }
+    }
+
+    /// The connection settings from a `postgres://` address, and the address without its
+    /// password for messages.
+    static func configuration(from url: String) throws(StoreError) -> (PostgresConnection.Configuration, String) {
+        guard let components = URLComponents(string: url),
+              components.scheme == "postgres" || components.scheme == "postgresql",
+              let host = components.host, !host.isEmpty,
+              let user = components.user, !user.isEmpty
+        else {
+            throw StoreError.unavailable("not a postgres://user:password@host:port/database address")
+        }
+        let port = components.port ?? 5432
+        let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        let sslMode = components.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? "disable"
+        let tls: PostgresConnection.Configuration.TLS
+        switch sslMode {
+        case "disable": tls = .disable
+        case "require":
+            do { tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration())) }
+            catch { throw StoreError.unavailable("TLS: \(error)") }
+        default: throw StoreError.unavailable("sslmode must be disable or require, not \(sslMode)")
+        }
+        let configuration = PostgresConnection.Configuration(
+            host: host, port: port, username: user, password: components.password,
+            database: database.isEmpty ? nil : database, tls: tls)
+        return (configuration, "\(user)@\(host):\(port)/\(database)")
+    }
+}
+
+/// One connection inside one transaction, seen through ``SQLConnection``.
+struct PostgresSession: SQLConnection {
+    let connection: PostgresConnection
+    let logger: Logger
+    var dialect: SQLDialect { .postgres }
+
+    @discardableResult
+    func execute(_ sql: String, _ arguments: [SQLValue]) throws -> Int {
+        try run(sql, arguments).metadata.rows ?? 0
+    }
+
+    func query(_ sql: String, _ arguments: [SQLValue]) throws -> [Storage.Row] {
+        try run(sql, arguments).rows.map { row in
+            var columns: [String] = []
+            var values: [SQLValue] = []
+            for cell in row {
+                columns.append(cell.columnName)
+                values.append(try Self.value(of: cell))
+            }
+            return Storage.Row(columns: columns, values: values)
+        }
+    }
+
+    private func run(_ sql: String, _ arguments: [SQLValue]) throws -> PostgresQueryResult {
+        var binds = PostgresBindings(capacity: arguments.count)
+        for argument in arguments {
+            switch argument {
+            case .null: binds.appendNull()
+            case .integer(let v): binds.append(v)
+            case .text(let s): binds.append(s)
+            }
+        }
+        let query = PostgresQuery(unsafeSQL: numberingPlaceholders(sql), binds: binds)
+        do {
+            return try connection.query(query, logger: logger).wait()
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    static func value(of cell: PostgresCell) throws -> SQLValue {
+        guard cell.bytes != nil else { return .null }
+        do {
+            switch cell.dataType {
+            case .int2, .int4, .int8: return .integer(try cell.decode(Int64.self))
+            case .bool: return .integer(try cell.decode(Bool.self) ? 1 : 0)
+            case .text, .varchar, .name, .bpchar: return .text(try cell.decode(String.self))
+            default:
+                throw StoreError.decoding(column: cell.columnName, expected: "BIGINT, BOOLEAN or TEXT, not \(cell.dataType)")
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.decoding(column: cell.columnName, expected: "a value of type \(cell.dataType)")
+        }
+    }
+
+    static func translate(_ error: any Error) -> StoreError {
+        guard let error = error as? PSQLError else { return .unavailable(reason(error)) }
+        let message = reason(error)
+        guard let state = error.serverInfo?[.sqlState] else { return .unavailable(message) }
+        switch state {
+        case "40001", "40P01": return .conflict(message)
+        case _ where state.hasPrefix("23"): return .constraint(message)
+        case _ where state.hasPrefix("08") || state.hasPrefix("57"): return .unavailable(message)
+        default: return .statement(message)
+        }
+    }
+
+    /// The server's message, or the error's code, without the statement text or its values.
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] {
+                let state = error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
+                return message + state
+            }
+            return "\(error.code)"
+        }
+        return "\(error)"
+    }
+}
+
+/// `sql` with its `?` placeholders numbered `$1`, `$2`… as PostgreSQL wants them; a `?`
+/// inside a quoted string, a quoted identifier or a comment is left alone.
+func numberingPlaceholders(_ sql: String) -> String {
+    var out = ""
+    out.reserveCapacity(sql.utf8.count + 8)
+    var n = 0
+    var quote: Character? = nil
+    var lineComment = false
+    var previous: Character? = nil
+    for ch in sql {
+        if lineComment {
+            if ch == "\n" { lineComment = false }
+        } else if let q = quote {
+            if ch == q { quote = nil }
+        } else if ch == "'" || ch == "\"" {
+            quote = ch
+        } else if ch == "-" && previous == "-" {
+            lineComment = true
+        } else if ch == "?" {
+            n += 1
+            out += "$\(n)"
+            previous = ch
+            continue
+        }
+        out.append(ch)
+        previous = ch
+    }
+    return out
+}

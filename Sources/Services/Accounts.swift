@@ -1,0 +1,453 @@
+import Crypto
+import Fleet
+import Foundation
+import Storage
+
+/// What a user is to the company.
+public enum Role: String, Sendable, Codable, CaseIterable {
+    /// Books cabs and pays for them; registers on their own.
+    case passenger
+    /// Drives a cab; created by the company (004).
+    case driver
+    /// Runs the service: creates drivers, lifts suspensions.
+    case admin
+}
+
+/// A user as the services show it: never the password hash.
+public struct User: Sendable, Equatable, Codable {
+    /// The user's id.
+    public var id: Int64
+    /// Passenger, driver or admin.
+    public var role: Role
+    /// The name, up to 32 characters.
+    public var name: String
+    /// The 10-digit mobile number, the login name.
+    public var mobile: String
+    /// The e-mail address, lower-cased.
+    public var email: String
+    /// Until when the account is suspended after failed attempts; nil when it is not.
+    public var suspendedUntil: Date?
+}
+
+/// What a new account needs (000 UC01).
+public struct Registration: Sendable {
+    /// The name, 1 to 32 characters.
+    public var name: String
+    /// A 10-digit mobile number.
+    public var mobile: String
+    /// A valid e-mail address, not registered before.
+    public var email: String
+    /// The password.
+    public var password: String
+    /// The password again.
+    public var confirmation: String
+
+    /// A registration from its fields.
+    public init(name: String, mobile: String, email: String, password: String, confirmation: String) {
+        self.name = name
+        self.mobile = mobile
+        self.email = email
+        self.password = password
+        self.confirmation = confirmation
+    }
+}
+
+/// A logged-in session: give ``token`` to the client once; only its hash is stored.
+public struct Session: Sendable, Equatable {
+    /// The bearer token, 256 random bits in base64url.
+    public var token: String
+    /// The user.
+    public var user: User
+    /// When the session ends unless the user logs out first.
+    public var expires: Date
+}
+
+/// The account rules' numbers.
+public struct AccountSettings: Sendable, Equatable {
+    /// Failed attempts in a row that suspend an account (000 UC02: 3).
+    public var maximumFailedAttempts: Int
+    /// How long a suspension lasts (000 UC02: one day).
+    public var suspension: Duration
+    /// How long a session lasts.
+    ///
+    /// Why 30 days: a passenger's phone stays logged in, as with every ride-hailing app;
+    /// logging out ends it at once.
+    public var sessionLifetime: Duration
+    /// How long a password-reset token is valid (default 30 minutes).
+    public var resetLifetime: Duration
+
+    /// The specifications' values.
+    public init(maximumFailedAttempts: Int = 3, suspension: Duration = .seconds(86_400),
+                sessionLifetime: Duration = .seconds(30 * 86_400), resetLifetime: Duration = .seconds(30 * 60)) {
+        self.maximumFailedAttempts = maximumFailedAttempts
+        self.suspension = suspension
+        self.sessionLifetime = sessionLifetime
+        self.resetLifetime = resetLifetime
+    }
+}
+
+/// Registration, login, sessions, password changes and resets, and suspensions
+/// (000 UC01–04, 003, 004).
+///
+/// Passwords are hashed with scrypt (``PasswordHasher``) outside any transaction (a hash
+/// takes a tenth of a second on purpose); tokens are 256 random bits stored as SHA-256
+/// hashes, so a copy of the database lets no one log in or reset a password.
+///
+/// `Sendable`: every stored property is immutable and `Sendable`.
+public struct Accounts: Sendable {
+    let store: any SQLStore
+    let clock: any FleetClock
+    let hasher: PasswordHasher
+    let notifier: any Notifier
+    /// The settings.
+    public let settings: AccountSettings
+
+    /// The accounts service on `store` (migrated to ``ServiceSchema``); password-reset
+    /// tokens go out through `notifier`.
+    public init(store: any SQLStore, notifier: any Notifier, clock: any FleetClock = SystemClock(),
+                settings: AccountSettings = AccountSettings()) {
+        self.init(store: store, notifier: notifier, clock: clock, settings: settings, hasher: .standard)
+    }
+
+    package init(store: any SQLStore, notifier: any Notifier, clock: any FleetClock, settings: AccountSettings,
+                 hasher: PasswordHasher) {
+        self.store = store
+        self.clock = clock
+        self.hasher = hasher
+        self.notifier = notifier
+        self.settings = settings
+    }
+
+    private var now: Int64 { milliseconds(clock.now()) }
+
+    // MARK: Registration
+
+    /// Registers a passenger (000 UC01).
+    ///
+    /// - Throws: ``ServiceError/invalid(field:reason:)`` naming the field: a name longer
+    ///   than 32 characters, a mobile number that is not 10 digits, an invalid e-mail, "e-mail
+    ///   is already registered", a mobile number already registered, a password shorter than
+    ///   8 characters or among the common ones, a confirmation that differs.
+    public func register(_ registration: Registration) async throws(ServiceError) -> User {
+        try await create(registration, role: .passenger)
+    }
+
+    /// Creates a driver's account (004: drivers are created by the company), on an admin's
+    /// session.
+    public func createDriver(_ registration: Registration, adminSession: String) async throws(ServiceError) -> User {
+        _ = try await authenticate(adminSession, role: .admin)
+        return try await create(registration, role: .driver)
+    }
+
+    /// Creates an admin account; the first admin is made by the `wayfare` command line, later
+    /// ones on an admin's session. Admin passwords need 10 characters with letters, digits
+    /// and symbols (004).
+    public func createAdmin(_ registration: Registration, adminSession: String?) async throws(ServiceError) -> User {
+        if let adminSession {
+            _ = try await authenticate(adminSession, role: .admin)
+        } else {
+            let admins = try await serviceCall {
+                try await store.read { c in try c.first("SELECT COUNT(*) AS n FROM users WHERE role = 'admin'")?.int("n") ?? 0 }
+            }
+            guard admins == 0 else { throw .forbidden("only an admin may create another admin") }
+        }
+        return try await create(registration, role: .admin)
+    }
+
+    private func create(_ registration: Registration, role: Role) async throws(ServiceError) -> User {
+        let name = try Validate.text(registration.name, field: "name", maximum: 32)
+        let mobile = try Validate.mobile(registration.mobile)
+        let email = try Validate.email(registration.email)
+        try PasswordPolicy.check(registration.password, confirmation: registration.confirmation, role: role)
+        let hasher = self.hasher, password = registration.password
+        let hash = try await serviceCall { try await offThePool { try hasher.hash(password) } }
+        let now = self.now
+        return try await serviceCall {
+            try await store.write { c -> User in
+                // Checked first, so the answer names the field; the UNIQUE constraints stay
+                // as the guard against a race between two registrations.
+                if try c.first("SELECT id FROM users WHERE email = ?", [.text(email)]) != nil {
+                    throw ServiceError.invalid(field: "email", reason: "e-mail is already registered")
+                }
+                if try c.first("SELECT id FROM users WHERE mobile = ?", [.text(mobile)]) != nil {
+                    throw ServiceError.invalid(field: "mobile", reason: "mobile number is already registered")
+                }
+                guard let row = try c.first("""
+                    INSERT INTO users (role, name, mobile, email, password_hash, created_ms)
+                    VALUES (?, ?, ?, ?, ?, ?) RETURNING id
+                    """, [.text(role.rawValue), .text(name), .text(mobile), .text(email), .text(hash), .integer(now)])
+                else { throw StoreError.statement("insert into users returned no id") }
+                let id = try row.int64("id")
+                if role == .passenger {
+                    try Ledger.openCompanyAccounts(c)
+                    try Ledger.open(c, Ledger.wallet(id), normal: .credit, noOverdraft: true)
+                } else if role == .driver {
+                    try Ledger.openCompanyAccounts(c)
+                    try Ledger.open(c, Ledger.driver(id), normal: .credit, noOverdraft: false)
+                }
+                return User(id: id, role: role, name: name, mobile: mobile, email: email, suspendedUntil: nil)
+            }
+        }
+    }
+
+    // MARK: Login and sessions
+
+    /// Logs in by mobile number and password (000 UC02).
+    ///
+    /// - Throws: ``ServiceError/unauthorized(_:)`` for a wrong mobile number or password (the
+    ///   same message for both); ``ServiceError/suspended(until:)`` on the third failure in
+    ///   a row and until the suspension ends, even with the right password.
+    public func logIn(mobile: String, password: String) async throws(ServiceError) -> Session {
+        let mobile = (try? Validate.mobile(mobile)) ?? ""
+        let user = try await verifyPassword(mobile: mobile, password: password)
+        let token = Self.newToken()
+        let now = self.now
+        let expires = now + Int64(settings.sessionLifetime.components.seconds) * 1000
+        try await serviceCall {
+            try await store.write { c in
+                try c.execute("INSERT INTO sessions (token_hash, user_id, created_ms, expires_ms) VALUES (?, ?, ?, ?)",
+                              [.text(Self.tokenHash(token)), .integer(user.id), .integer(now), .integer(expires)])
+            }
+        }
+        return Session(token: token, user: user, expires: date(milliseconds: expires))
+    }
+
+    /// The user of a session token.
+    /// - Throws: ``ServiceError/unauthorized(_:)`` when the token is unknown, expired or
+    ///   logged out; ``ServiceError/forbidden(_:)`` when `role` is given and differs.
+    public func authenticate(_ token: String, role: Role? = nil) async throws(ServiceError) -> User {
+        guard (try? Validate.token(token, field: "token")) != nil else { throw .unauthorized("invalid session") }
+        let now = self.now
+        let user = try await serviceCall {
+            try await store.read { c -> User? in
+                guard let row = try c.first("""
+                    SELECT u.id, u.role, u.name, u.mobile, u.email, u.suspended_until_ms
+                    FROM sessions s JOIN users u ON u.id = s.user_id
+                    WHERE s.token_hash = ? AND s.ended_ms IS NULL AND s.expires_ms > ?
+                    """, [.text(Self.tokenHash(token)), .integer(now)]) else { return nil }
+                return try Self.user(row)
+            }
+        }
+        guard let user else { throw .unauthorized("invalid session") }
+        if let role, user.role != role { throw .forbidden("this needs the \(role.rawValue) role") }
+        return user
+    }
+
+    /// Ends a session; ending one that already ended is not an error.
+    public func logOut(_ token: String) async throws(ServiceError) {
+        guard (try? Validate.token(token, field: "token")) != nil else { return }
+        let now = self.now
+        try await serviceCall {
+            try await store.write { c in
+                try c.execute("UPDATE sessions SET ended_ms = ? WHERE token_hash = ? AND ended_ms IS NULL",
+                              [.integer(now), .text(Self.tokenHash(token))])
+            }
+        }
+    }
+
+    /// Changes the password of a session's user (000 UC03); the same lockout as login
+    /// guards the old password. Every other session of the user ends.
+    public func changePassword(session: String, old: String, new: String, confirmation: String) async throws(ServiceError) {
+        let user = try await authenticate(session)
+        try PasswordPolicy.check(new, confirmation: confirmation, role: user.role)
+        _ = try await verifyPassword(mobile: user.mobile, password: old)
+        try await setPassword(user: user.id, to: new, keeping: session)
+    }
+
+    /// Asks for a password reset (000 UC04): when `email` is registered, a single-use token
+    /// valid for ``AccountSettings/resetLifetime`` goes to the user through the notifier.
+    /// The answer is the same whether or not the address is registered, so that it tells no
+    /// one who has an account.
+    public func requestPasswordReset(email: String) async throws(ServiceError) {
+        guard let email = try? Validate.email(email) else { return }
+        let token = Self.newToken()
+        let now = self.now
+        let expires = now + Int64(settings.resetLifetime.components.seconds) * 1000
+        let issued = try await serviceCall {
+            try await store.write { c -> (user: Int64, outbox: Int64)? in
+                guard let row = try c.first("SELECT id FROM users WHERE email = ?", [.text(email)]) else { return nil }
+                let user = try row.int64("id")
+                try c.execute("INSERT INTO password_resets (token_hash, user_id, created_ms, expires_ms) VALUES (?, ?, ?, ?)",
+                              [.text(Self.tokenHash(token)), .integer(user), .integer(now), .integer(expires)])
+                let outbox = try Outbox.enqueue(c, user: user, kind: .passwordReset,
+                                                payload: ["expires": "\(expires)"], now: now)
+                return (user, outbox)
+            }
+        }
+        guard let issued else { return }
+        // Sent here, after the commit, because only this process knows the token.
+        let message = OutgoingNotification(id: issued.outbox, user: issued.user, kind: .passwordReset,
+                                           fields: ["token": token, "expires": "\(expires)"])
+        if (try? await notifier.send(message)) != nil {
+            let sentAt = self.now
+            try await serviceCall {
+                try await store.write { c in
+                    try c.execute("UPDATE outbox SET sent_ms = ?, attempts = attempts + 1 WHERE id = ?",
+                                  [.integer(sentAt), .integer(issued.outbox)])
+                }
+            }
+        }
+    }
+
+    /// Sets a new password with a reset token; the token works once, and every session of
+    /// the user ends. A reset also lifts a suspension.
+    public func resetPassword(token: String, new: String, confirmation: String) async throws(ServiceError) {
+        guard (try? Validate.token(token, field: "token")) != nil else { throw .unauthorized("invalid or expired reset token") }
+        let now = self.now
+        let found = try await serviceCall {
+            try await store.read { c -> (Int64, Role)? in
+                guard let row = try c.first("""
+                    SELECT r.user_id, u.role FROM password_resets r JOIN users u ON u.id = r.user_id
+                    WHERE r.token_hash = ? AND r.used_ms IS NULL AND r.expires_ms > ?
+                    """, [.text(Self.tokenHash(token)), .integer(now)]) else { return nil }
+                return (try row.int64("user_id"), Role(rawValue: try row.string("role")) ?? .passenger)
+            }
+        }
+        guard let (user, role) = found else { throw .unauthorized("invalid or expired reset token") }
+        try PasswordPolicy.check(new, confirmation: confirmation, role: role)
+        let hasher = self.hasher
+        let hash = try await serviceCall { try await offThePool { try hasher.hash(new) } }
+        try await serviceCall {
+            try await store.write { c in
+                // Marked used in the same transaction, and only if still unused: two
+                // concurrent resets with one token cannot both succeed.
+                let used = try c.execute("UPDATE password_resets SET used_ms = ? WHERE token_hash = ? AND used_ms IS NULL",
+                                         [.integer(now), .text(Self.tokenHash(token))])
+                guard used == 1 else { throw ServiceError.unauthorized("invalid or expired reset token") }
+                try c.execute("""
+                    UPDATE users SET password_hash = ?, failed_attempts = 0, suspended_until_ms = NULL WHERE id = ?
+                    """, [.text(hash), .integer(user)])
+                try c.execute("UPDATE sessions SET ended_ms = ? WHERE user_id = ? AND ended_ms IS NULL",
+                              [.integer(now), .integer(user)])
+            }
+        }
+    }
+
+    // MARK: Suspensions
+
+    /// The accounts suspended now (for an admin).
+    public func suspendedAccounts(adminSession: String) async throws(ServiceError) -> [User] {
+        _ = try await authenticate(adminSession, role: .admin)
+        let now = self.now
+        return try await serviceCall {
+            try await store.read { c in
+                try c.query("""
+                    SELECT id, role, name, mobile, email, suspended_until_ms FROM users
+                    WHERE suspended_until_ms > ? ORDER BY suspended_until_ms DESC, id
+                    """, [.integer(now)]).map(Self.user)
+            }
+        }
+    }
+
+    /// Lifts the suspension of `user` (for an admin).
+    public func liftSuspension(of user: Int64, adminSession: String) async throws(ServiceError) {
+        _ = try await authenticate(adminSession, role: .admin)
+        try await serviceCall {
+            try await store.write { c in
+                let changed = try c.execute("UPDATE users SET failed_attempts = 0, suspended_until_ms = NULL WHERE id = ?",
+                                            [.integer(user)])
+                if changed == 0 { throw ServiceError.notFound("user \(user)") }
+            }
+        }
+    }
+
+    /// A user by id.
+    public func user(_ id: Int64) async throws(ServiceError) -> User {
+        let found = try await serviceCall {
+            try await store.read { c in
+                try c.first("SELECT id, role, name, mobile, email, suspended_until_ms FROM users WHERE id = ?",
+                            [.integer(id)]).map(Self.user)
+            }
+        }
+        guard let found else { throw .notFound("user \(id)") }
+        return found
+    }
+
+    // MARK: Internals
+
+    /// Checks a password with the lockout: suspended accounts are refused before any hash
+    /// is computed, failures count up to a suspension, a success resets the count and
+    /// upgrades an old hash.
+    private func verifyPassword(mobile: String, password: String) async throws(ServiceError) -> User {
+        let now = self.now
+        let found = try await serviceCall {
+            try await store.read { c -> (User, String)? in
+                guard let row = try c.first("""
+                    SELECT id, role, name, mobile, email, suspended_until_ms, password_hash FROM users WHERE mobile = ?
+                    """, [.text(mobile)]) else { return nil }
+                return (try Self.user(row), try row.string("password_hash"))
+            }
+        }
+        let hasher = self.hasher
+        guard let (user, stored) = found else {
+            // Hash anyway, so that a wrong number takes as long as a wrong password.
+            _ = try? await offThePool { try hasher.hash(password.isEmpty ? "-" : password) }
+            throw .unauthorized("wrong mobile number or password")
+        }
+        if let until = user.suspendedUntil, milliseconds(until) > now { throw .suspended(until: until) }
+        let matches = try await serviceCall { try await offThePool { hasher.verify(password, against: stored) } }
+        let maximum = Int64(settings.maximumFailedAttempts)
+        let suspendUntil = now + Int64(settings.suspension.components.seconds) * 1000
+        if !matches {
+            let suspended = try await serviceCall {
+                try await store.write { c -> Int64? in
+                    guard let row = try c.first("""
+                        UPDATE users SET failed_attempts = failed_attempts + 1 WHERE id = ? RETURNING failed_attempts
+                        """, [.integer(user.id)]) else { return nil }
+                    guard try row.int64("failed_attempts") >= maximum else { return nil }
+                    try c.execute("UPDATE users SET failed_attempts = 0, suspended_until_ms = ? WHERE id = ?",
+                                  [.integer(suspendUntil), .integer(user.id)])
+                    return suspendUntil
+                }
+            }
+            if let suspended { throw .suspended(until: date(milliseconds: suspended)) }
+            throw .unauthorized("wrong mobile number or password")
+        }
+        let upgraded = hasher.needsUpgrade(stored)
+            ? try await serviceCall { try await offThePool { try hasher.hash(password) } } : nil
+        try await serviceCall {
+            try await store.write { c in
+                try c.execute("UPDATE users SET failed_attempts = 0, suspended_until_ms = NULL WHERE id = ?", [.integer(user.id)])
+                if let upgraded {
+                    try c.execute("UPDATE users SET password_hash = ? WHERE id = ? AND password_hash = ?",
+                                  [.text(upgraded), .integer(user.id), .text(stored)])
+                }
+            }
+        }
+        var fresh = user
+        fresh.suspendedUntil = nil
+        return fresh
+    }
+
+    private func setPassword(user: Int64, to password: String, keeping session: String) async throws(ServiceError) {
+        let hasher = self.hasher
+        let hash = try await serviceCall { try await offThePool { try hasher.hash(password) } }
+        let now = self.now
+        try await serviceCall {
+            try await store.write { c in
+                try c.execute("UPDATE users SET password_hash = ? WHERE id = ?", [.text(hash), .integer(user)])
+                try c.execute("UPDATE sessions SET ended_ms = ? WHERE user_id = ? AND ended_ms IS NULL AND token_hash <> ?",
+                              [.integer(now), .integer(user), .text(Self.tokenHash(session))])
+            }
+        }
+    }
+
+    static func user(_ row: Storage.Row) throws -> User {
+        User(id: try row.int64("id"), role: Role(rawValue: try row.string("role")) ?? .passenger,
+             name: try row.string("name"), mobile: try row.string("mobile"), email: try row.string("email"),
+             suspendedUntil: try row.optionalInt64("suspended_until_ms").map { date(milliseconds: $0) })
+    }
+
+    /// 256 random bits, base64url without padding.
+    static func newToken() -> String {
+        var rng = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        return Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// How a token is stored: its SHA-256, in hex. A token is 256 random bits, so a fast hash
+    /// is enough (no dictionary to try); a password is not, hence scrypt for those.
+    static func tokenHash(_ token: String) -> String { Idempotency.hash("token:" + token) }
+}

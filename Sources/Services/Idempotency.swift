@@ -1,0 +1,84 @@
+import Crypto
+import Foundation
+import Storage
+
+/// A client-chosen key that makes a call safe to repeat: the same key twice has the effect of
+/// once, and the second call returns the first answer.
+///
+/// Keys are 1 to 64 characters of letters, digits, `-`, `_`, `:` and `.`, so that a UUID, a
+/// ULID or a phone's own counter all fit, and nothing else (no SQL or control characters)
+/// reaches the store.
+public struct IdempotencyKey: Hashable, Sendable, CustomStringConvertible {
+    /// The key's text.
+    public let rawValue: String
+
+    /// A key from its text.
+    /// - Throws: ``ServiceError/invalid(field:reason:)`` naming `idempotencyKey`.
+    public init(_ rawValue: String) throws(ServiceError) {
+        guard (1...64).contains(rawValue.utf8.count) else {
+            throw .invalid(field: "idempotencyKey", reason: "must be 1 to 64 characters")
+        }
+        guard rawValue.utf8.allSatisfy({ c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A)
+                || c == UInt8(ascii: "-") || c == UInt8(ascii: "_") || c == UInt8(ascii: ":") || c == UInt8(ascii: ".")
+        }) else {
+            throw .invalid(field: "idempotencyKey", reason: "only letters, digits, '-', '_', ':' and '.'")
+        }
+        self.rawValue = rawValue
+    }
+
+    /// A fresh random key.
+    public static func random() -> IdempotencyKey {
+        // A UUID always passes the check above.
+        IdempotencyKey(unchecked: UUID().uuidString)
+    }
+
+    init(unchecked rawValue: String) { self.rawValue = rawValue }
+
+    /// The key's text.
+    public var description: String { rawValue }
+}
+
+/// The stored first answers of idempotent calls.
+///
+/// The answer is written in the same transaction as the call's effect, so either both are
+/// stored or neither: a call that crashed before committing runs again, and one that
+/// committed returns its stored answer.
+enum Idempotency {
+    /// Runs `body` once per key: returns the stored answer when `key` was seen with the same
+    /// operation and request, throws when it was seen with another, and otherwise runs `body`
+    /// and stores its answer.
+    static func once<R: Codable>(
+        _ connection: any SQLConnection, key: IdempotencyKey, operation: String, request: String,
+        now: Int64, _ body: () throws -> R
+    ) throws -> R {
+        let requestHash = hash(operation + "\n" + request)
+        if let row = try connection.first(
+            "SELECT operation, request_hash, response FROM idempotency WHERE key = ?", [.text(key.rawValue)]) {
+            guard try row.string("operation") == operation, try row.string("request_hash") == requestHash else {
+                throw ServiceError.idempotencyKeyReused(key.rawValue)
+            }
+            return try decode(R.self, try row.string("response"))
+        }
+        let answer = try body()
+        try connection.execute(
+            "INSERT INTO idempotency (key, operation, request_hash, response, created_ms) VALUES (?, ?, ?, ?, ?)",
+            [.text(key.rawValue), .text(operation), .text(requestHash), .text(try encode(answer)), .integer(now)])
+        return answer
+    }
+
+    static func hash(_ text: String) -> String {
+        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func encode<R: Encodable>(_ value: R) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    static func decode<R: Decodable>(_ type: R.Type, _ text: String) throws -> R {
+        do { return try JSONDecoder().decode(type, from: Data(text.utf8)) }
+        catch { throw StoreError.decoding(column: "idempotency.response", expected: "\(type)") }
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import Fleet
+import Storage
+import Synchronization
+
+/// What a notification is about.
+public enum NotificationKind: String, Sendable, Codable, CaseIterable {
+    /// A booking was accepted.
+    case bookingConfirmed = "booking-confirmed"
+    /// A cab and driver were allocated to a booking.
+    case cabAllocated = "cab-allocated"
+    /// A booking for later: the cab is allocated and arrives soon.
+    case pickupNotice = "pickup-notice"
+    /// The fare of a finished trip and how it was paid.
+    case invoice
+    /// A password reset was asked for; the message carries the single-use token.
+    case passwordReset = "password-reset"
+    /// Money was added to the wallet.
+    case walletRefilled = "wallet-refilled"
+}
+
+/// A message to one user.
+public struct OutgoingNotification: Sendable, Equatable {
+    /// The outbox row's id.
+    public var id: Int64
+    /// The user it is for.
+    public var user: Int64?
+    /// What it is about.
+    public var kind: NotificationKind
+    /// Its fields (booking id, amounts…), as text.
+    public var fields: [String: String]
+}
+
+/// Sends notifications: SMS, e-mail or push, whatever the company uses.
+///
+/// `Sendable`: called from any task. Delivery is at least once: a notifier may see the same
+/// ``OutgoingNotification/id`` again after a crash, and should drop repeats by id.
+public protocol Notifier: Sendable {
+    /// Sends one notification; throws when it could not, and it is tried again later.
+    func send(_ notification: OutgoingNotification) async throws
+}
+
+/// The notification outbox: services write notifications in the same transaction as the
+/// change they announce, and ``deliver(through:limit:)`` sends them afterwards, outside
+/// any transaction.
+///
+/// Why an outbox: a message sent inside a transaction that then rolls back announces
+/// something that never happened, and one sent after the commit is lost if the process
+/// dies in between. The outbox row commits with the change and is sent until it is marked.
+public struct Outbox: Sendable {
+    let store: any SQLStore
+    let clock: any FleetClock
+
+    /// The outbox of `store`.
+    public init(store: any SQLStore, clock: any FleetClock = SystemClock()) {
+        self.store = store
+        self.clock = clock
+    }
+
+    /// Sends up to `limit` unsent notifications, oldest first, and marks each one sent.
+    ///
+    /// Password-reset messages are the exception: their token is stored only as a hash, so
+    /// the outbox row records that one was issued and ``Accounts`` sends it itself, with the
+    /// token it holds in memory, right after the commit. If that send fails the passenger
+    /// asks again; the unused token expires.
+    /// Returns how many were sent; a notification whose send throws stays for the next call.
+    @discardableResult
+    public func deliver(through notifier: any Notifier, limit: Int = 100) async throws(ServiceError) -> Int {
+        let batch = try await serviceCall {
+            try await store.read { c in
+                try c.query("SELECT id, user_id, kind, payload FROM outbox WHERE sent_ms IS NULL AND kind <> 'password-reset' ORDER BY id LIMIT ?",
+                            [.integer(Int64(max(1, limit)))])
+                    .map { row in
+                        OutgoingNotification(
+                            id: try row.int64("id"), user: try row.optionalInt64("user_id"),
+                            kind: NotificationKind(rawValue: try row.string("kind")) ?? .invoice,
+                            fields: try Idempotency.decode([String: String].self, try row.string("payload")))
+                    }
+            }
+        }
+        var sent = 0
+        for notification in batch {
+            let delivered: Bool
+            do {
+                try await notifier.send(notification)
+                delivered = true
+            } catch {
+                delivered = false
+            }
+            let now = milliseconds(clock.now())
+            try await serviceCall {
+                try await store.write { c in
+                    if delivered {
+                        try c.execute("UPDATE outbox SET sent_ms = ?, attempts = attempts + 1 WHERE id = ?",
+                                      [.integer(now), .integer(notification.id)])
+                    } else {
+                        try c.execute("UPDATE outbox SET attempts = attempts + 1 WHERE id = ?", [.integer(notification.id)])
+                    }
+                }
+            }
+            if delivered { sent += 1 }
+        }
+        return sent
+    }
+
+    /// Writes a notification inside the caller's transaction; returns its id.
+    @discardableResult
+    static func enqueue(_ c: any SQLConnection, user: Int64?, kind: NotificationKind, payload: [String: String],
+                        now: Int64, sent: Bool = false) throws -> Int64 {
+        guard let row = try c.first("""
+            INSERT INTO outbox (user_id, kind, payload, created_ms, sent_ms) VALUES (?, ?, ?, ?, ?) RETURNING id
+            """, [SQLValue(user), .text(kind.rawValue), .text(try Idempotency.encode(payload)), .integer(now),
+                  sent ? .integer(now) : .null]) else {
+            throw StoreError.statement("insert into outbox returned no id")
+        }
+        return try row.int64("id")
+    }
+}
+
+/// A notifier that keeps what it was given, for tests and the demo.
+///
+/// `Sendable`: its list sits behind a lock.
+public final class RecordingNotifier: Notifier {
+    private let sent = Mutex<[OutgoingNotification]>([])
+
+    /// An empty recorder.
+    public init() {}
+
+    /// Records `notification`.
+    public func send(_ notification: OutgoingNotification) async throws {
+        sent.withLock { $0.append(notification) }
+    }
+
+    /// What was sent, in order.
+    public var notifications: [OutgoingNotification] { sent.withLock { $0 } }
+}

@@ -1,0 +1,137 @@
+import Storage
+
+/// The services' schema, as the list of migrations that builds it.
+///
+/// Every table keeps times as milliseconds since 1970 and money as integer minor units, both
+/// `BIGINT`. Checks in the schema repeat the rules the code enforces (an amount is positive,
+/// a wallet never goes below zero), so that a bug in the code is refused by the store
+/// rather than written.
+public enum ServiceSchema {
+    /// Every migration, oldest first.
+    public static let migrations: [Migration] = [version1]
+
+    /// The schema version this build writes.
+    public static var version: Int { migrations.count }
+
+    /// Accounts, sessions and reset tokens; the ledger, idempotency and payment intents;
+    /// the notification outbox.
+    static let version1 = Migration(version: 1, name: "accounts-ledger-outbox", statements: [
+        """
+        CREATE TABLE users (
+            id %ID%,
+            role TEXT NOT NULL CHECK (role IN ('passenger', 'driver', 'admin')),
+            name TEXT NOT NULL,
+            mobile TEXT NOT NULL UNIQUE,
+            email TEXT NOT NULL UNIQUE,
+            password_hash TEXT NOT NULL,
+            failed_attempts BIGINT NOT NULL DEFAULT 0,
+            suspended_until_ms BIGINT,
+            created_ms BIGINT NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE sessions (
+            token_hash TEXT PRIMARY KEY,
+            user_id BIGINT NOT NULL REFERENCES users (id),
+            created_ms BIGINT NOT NULL,
+            expires_ms BIGINT NOT NULL,
+            ended_ms BIGINT
+        )
+        """,
+        "CREATE INDEX sessions_by_user ON sessions (user_id)",
+        """
+        CREATE TABLE password_resets (
+            token_hash TEXT PRIMARY KEY,
+            user_id BIGINT NOT NULL REFERENCES users (id),
+            created_ms BIGINT NOT NULL,
+            expires_ms BIGINT NOT NULL,
+            used_ms BIGINT
+        )
+        """,
+        """
+        CREATE TABLE ledger_accounts (
+            id TEXT PRIMARY KEY,
+            normal TEXT NOT NULL CHECK (normal IN ('debit', 'credit')),
+            no_overdraft BIGINT NOT NULL CHECK (no_overdraft IN (0, 1)),
+            debits_posted BIGINT NOT NULL DEFAULT 0 CHECK (debits_posted >= 0),
+            credits_posted BIGINT NOT NULL DEFAULT 0 CHECK (credits_posted >= 0),
+            debits_pending BIGINT NOT NULL DEFAULT 0 CHECK (debits_pending >= 0),
+            credits_pending BIGINT NOT NULL DEFAULT 0 CHECK (credits_pending >= 0),
+            CHECK (no_overdraft = 0
+                OR (normal = 'credit' AND debits_posted + debits_pending <= credits_posted)
+                OR (normal = 'debit' AND credits_posted + credits_pending <= debits_posted))
+        )
+        """,
+        """
+        CREATE TABLE ledger_transfers (
+            id %ID%,
+            transfer_key TEXT NOT NULL UNIQUE,
+            debit_account TEXT NOT NULL REFERENCES ledger_accounts (id),
+            credit_account TEXT NOT NULL REFERENCES ledger_accounts (id),
+            amount BIGINT NOT NULL CHECK (amount > 0),
+            phase TEXT NOT NULL CHECK (phase IN ('single', 'pending', 'post', 'void')),
+            pending_id BIGINT REFERENCES ledger_transfers (id),
+            resolved BIGINT NOT NULL DEFAULT 0 CHECK (resolved IN (0, 1)),
+            reference TEXT NOT NULL,
+            created_ms BIGINT NOT NULL,
+            CHECK (debit_account <> credit_account),
+            CHECK ((phase IN ('post', 'void')) = (pending_id IS NOT NULL))
+        )
+        """,
+        "CREATE INDEX transfers_by_debit ON ledger_transfers (debit_account)",
+        "CREATE INDEX transfers_by_credit ON ledger_transfers (credit_account)",
+        "CREATE INDEX transfers_by_reference ON ledger_transfers (reference)",
+        """
+        CREATE TABLE idempotency (
+            key TEXT PRIMARY KEY,
+            operation TEXT NOT NULL,
+            request_hash TEXT NOT NULL,
+            response TEXT NOT NULL,
+            created_ms BIGINT NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE payment_intents (
+            id %ID%,
+            idempotency_key TEXT NOT NULL UNIQUE,
+            request_hash TEXT NOT NULL,
+            user_id BIGINT NOT NULL REFERENCES users (id),
+            amount BIGINT NOT NULL CHECK (amount > 0),
+            status TEXT NOT NULL CHECK (status IN
+                ('created', 'requires_action', 'unknown', 'succeeded', 'declined')),
+            detail TEXT,
+            created_ms BIGINT NOT NULL,
+            updated_ms BIGINT NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE trip_payments (
+            reference TEXT PRIMARY KEY,
+            passenger_id BIGINT NOT NULL REFERENCES users (id),
+            method TEXT NOT NULL CHECK (method IN ('wallet', 'cash')),
+            held BIGINT NOT NULL CHECK (held >= 0),
+            pending_id BIGINT REFERENCES ledger_transfers (id),
+            status TEXT NOT NULL CHECK (status IN ('held', 'settled', 'released')),
+            driver_id BIGINT REFERENCES users (id),
+            fare BIGINT,
+            wallet_paid BIGINT,
+            cash_paid BIGINT,
+            commission BIGINT,
+            created_ms BIGINT NOT NULL,
+            updated_ms BIGINT NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE outbox (
+            id %ID%,
+            user_id BIGINT,
+            kind TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            created_ms BIGINT NOT NULL,
+            sent_ms BIGINT,
+            attempts BIGINT NOT NULL DEFAULT 0
+        )
+        """,
+        "CREATE INDEX outbox_unsent ON outbox (sent_ms, id)",
+    ])
+}

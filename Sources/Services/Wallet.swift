@@ -1,0 +1,395 @@
+import Fleet
+import Foundation
+import Storage
+
+/// The wallet's settings.
+public struct WalletSettings: Sendable, Equatable {
+    /// The currency of every amount, an ISO 4217 code.
+    public var currency: String
+    /// The company's commission on each fare, in percent.
+    ///
+    /// Why 20: the specifications give no figure; 20 % is the common ride-hailing share.
+    public var commissionPercent: Int64
+    /// The largest single refill, in minor units (default INR 50,000).
+    public var maximumRefill: Int64
+
+    /// Settings from their values; the defaults are India's rupee, 20 % and INR 50,000.
+    public init(currency: String = "INR", commissionPercent: Int64 = 20, maximumRefill: Int64 = 5_000_000) {
+        self.currency = currency
+        self.commissionPercent = commissionPercent
+        self.maximumRefill = maximumRefill
+    }
+}
+
+/// What a refill came to.
+public enum RefillResult: Sendable, Equatable, Codable {
+    /// The money is in the wallet; the wallet's available balance after it.
+    case completed(balance: Int64)
+    /// The card was refused; the reason for the passenger. Nothing was taken.
+    case declined(reason: String)
+    /// The card's issuer wants a 3-D Secure step: show `challenge`, then call
+    /// ``Wallet/completeRefill(intent:)``.
+    case requiresAction(intent: Int64, challenge: String)
+    /// The gateway did not answer in time; the refill completes when it does (its callback,
+    /// or ``Wallet/completeRefill(intent:)``). Asking again with the same key is safe.
+    case pending(intent: Int64)
+}
+
+/// A passenger's wallet balance, in minor units.
+public struct WalletBalance: Sendable, Equatable, Codable {
+    /// What the passenger can spend: posted money minus holds.
+    public var available: Int64
+    /// What is held for trips under way.
+    public var held: Int64
+}
+
+/// How a trip's fare was paid.
+public struct TripPayment: Sendable, Equatable, Codable {
+    /// `wallet` or `cash`: how the trip was booked to be paid.
+    public var method: String
+    /// The fare, in minor units.
+    public var fare: Int64
+    /// The part taken from the wallet.
+    public var walletPaid: Int64
+    /// The part the passenger pays the driver in cash.
+    public var cashPaid: Int64
+    /// The company's commission on the whole fare.
+    public var commission: Int64
+}
+
+/// The start of a trip's payment: the estimate held in the wallet, or cash.
+public enum FareHold: Sendable, Equatable, Codable {
+    /// The estimate is held in escrow until the trip ends.
+    case held(amount: Int64)
+    /// The wallet holds too little: the passenger is told to pay cash; the trip is recorded
+    /// as cash. What the wallet had.
+    case payCash(available: Int64)
+}
+
+/// Passengers' wallets, kept as a double-entry ledger in the store.
+///
+/// Every money call takes an ``IdempotencyKey`` and runs in one transaction with the stored
+/// answer, so a retried call (a phone on a bad network, a client that crashed) has the
+/// effect of once and gets the first answer back. No balance goes below zero: the code
+/// checks it, and the schema refuses it.
+///
+/// Refills go through a ``PaymentGateway`` in three steps so that no transaction is open
+/// while the gateway is called: record the intent and commit; call the gateway; record the
+/// outcome and the ledger transfer in a second transaction. A crash between the steps
+/// leaves an intent that the same key (or the gateway's callback) completes.
+///
+/// `Sendable`: every stored property is immutable and `Sendable`.
+public struct Wallet: Sendable {
+    let store: any SQLStore
+    let gateway: any PaymentGateway
+    let clock: any FleetClock
+    /// The settings.
+    public let settings: WalletSettings
+
+    /// A wallet service on `store` (migrated to ``ServiceSchema``).
+    public init(store: any SQLStore, gateway: any PaymentGateway, clock: any FleetClock = SystemClock(),
+                settings: WalletSettings = WalletSettings()) {
+        self.store = store
+        self.gateway = gateway
+        self.clock = clock
+        self.settings = settings
+    }
+
+    private var now: Int64 { milliseconds(clock.now()) }
+
+    /// The wallet balance of `passenger`.
+    public func balance(of passenger: Int64) async throws(ServiceError) -> WalletBalance {
+        try await serviceCall {
+            try await store.read { c in try Self.balance(c, passenger) }
+        }
+    }
+
+    static func balance(_ c: any SQLConnection, _ passenger: Int64) throws -> WalletBalance {
+        guard let b = try Ledger.balances(c, Ledger.wallet(passenger)) else { return WalletBalance(available: 0, held: 0) }
+        return WalletBalance(available: b.available, held: b.debitsPending)
+    }
+
+    // MARK: Refills
+
+    /// Adds `amount` minor units to the wallet of `passenger` from the card behind
+    /// `paymentToken`.
+    ///
+    /// - Throws: ``ServiceError/invalid(field:reason:)`` for an amount outside 1…the maximum
+    ///   or an empty token; ``ServiceError/notFound(_:)`` for an unknown passenger;
+    ///   ``ServiceError/idempotencyKeyReused(_:)`` when `key` came with another request.
+    public func refill(passenger: Int64, amount: Int64, paymentToken: String,
+                       key: IdempotencyKey) async throws(ServiceError) -> RefillResult {
+        guard amount > 0, amount <= settings.maximumRefill else {
+            throw .invalid(field: "amount", reason: "must be between 1 and \(settings.maximumRefill) minor units")
+        }
+        try Validate.token(paymentToken, field: "paymentToken")
+        let request = "\(passenger)|\(amount)|\(Idempotency.hash(paymentToken))"
+        let now = self.now
+        let step = try await serviceCall { () async throws -> RefillStep in
+            try await store.write { c -> RefillStep in
+                if let answer = try Self.storedAnswer(c, key: key, request: request) { return .done(answer) }
+                if let row = try c.first("SELECT id, request_hash FROM payment_intents WHERE idempotency_key = ?",
+                                         [.text(key.rawValue)]) {
+                    guard try row.string("request_hash") == Idempotency.hash(request) else {
+                        throw ServiceError.idempotencyKeyReused(key.rawValue)
+                    }
+                    return .charge(intent: try row.int64("id"))
+                }
+                guard try c.first("SELECT id FROM users WHERE id = ? AND role = 'passenger'", [.integer(passenger)]) != nil else {
+                    throw ServiceError.notFound("passenger \(passenger)")
+                }
+                guard let row = try c.first("""
+                    INSERT INTO payment_intents (idempotency_key, request_hash, user_id, amount, status, created_ms, updated_ms)
+                    VALUES (?, ?, ?, ?, 'created', ?, ?) RETURNING id
+                    """, [.text(key.rawValue), .text(Idempotency.hash(request)), .integer(passenger),
+                          .integer(amount), .integer(now), .integer(now)]) else {
+                    throw StoreError.statement("insert into payment_intents returned no id")
+                }
+                return .charge(intent: try row.int64("id"))
+            }
+        }
+        switch step {
+        case .done(let answer): return answer
+        case .charge(let intent):
+            let outcome = await gateway.charge(intent: Self.gatewayIntent(intent), amount: amount,
+                                               currency: settings.currency, paymentToken: paymentToken)
+            return try await record(outcome, intent: intent)
+        }
+    }
+
+    private enum RefillStep: Sendable { case done(RefillResult), charge(intent: Int64) }
+
+    /// Asks the gateway what became of a refill left pending or waiting for 3-D Secure, and
+    /// records it.
+    public func completeRefill(intent: Int64) async throws(ServiceError) -> RefillResult {
+        let outcome = await gateway.status(of: Self.gatewayIntent(intent))
+        return try await record(outcome, intent: intent)
+    }
+
+    /// Records an outcome the gateway sent on its own (a webhook). A callback that comes
+    /// twice, or after the refill was already recorded, changes nothing.
+    public func gatewayCallback(intent: Int64, outcome: GatewayOutcome) async throws(ServiceError) -> RefillResult {
+        try await record(outcome, intent: intent)
+    }
+
+    /// The gateway's name for an intent.
+    static func gatewayIntent(_ id: Int64) -> String { "wayfare-refill-\(id)" }
+
+    private func record(_ outcome: GatewayOutcome, intent: Int64) async throws(ServiceError) -> RefillResult {
+        let now = self.now
+        return try await serviceCall {
+            try await store.write { c -> RefillResult in
+                guard let row = try c.first(
+                    "SELECT idempotency_key, request_hash, user_id, amount, status FROM payment_intents WHERE id = ?",
+                    [.integer(intent)]) else { throw ServiceError.notFound("refill \(intent)") }
+                let key = IdempotencyKey(unchecked: try row.string("idempotency_key"))
+                let passenger = try row.int64("user_id"), amount = try row.int64("amount")
+                // A final answer already recorded wins: callbacks may repeat or cross.
+                if let stored = try c.first("SELECT response FROM idempotency WHERE key = ?", [.text(key.rawValue)]) {
+                    return try Idempotency.decode(RefillResult.self, try stored.string("response"))
+                }
+                let requestHash = try row.string("request_hash")
+                func finish(_ answer: RefillResult, status: String, detail: String?) throws -> RefillResult {
+                    try c.execute("UPDATE payment_intents SET status = ?, detail = ?, updated_ms = ? WHERE id = ?",
+                                  [.text(status), SQLValue(detail), .integer(now), .integer(intent)])
+                    try c.execute("""
+                        INSERT INTO idempotency (key, operation, request_hash, response, created_ms) VALUES (?, 'refill', ?, ?, ?)
+                        """, [.text(key.rawValue), .text(requestHash), .text(try Idempotency.encode(answer)), .integer(now)])
+                    return answer
+                }
+                switch outcome {
+                case .approved(let reference):
+                    try Ledger.openCompanyAccounts(c)
+                    try Ledger.open(c, Ledger.wallet(passenger), normal: .credit, noOverdraft: true)
+                    try Ledger.transfer(c, key: "refill:\(intent)", from: Ledger.gateway, to: Ledger.wallet(passenger),
+                                        amount: amount, reference: "refill:\(intent)", now: now)
+                    try Outbox.enqueue(c, user: passenger, kind: .walletRefilled,
+                                       payload: ["intent": "\(intent)", "amount": "\(amount)"], now: now)
+                    return try finish(.completed(balance: try Self.balance(c, passenger).available),
+                                      status: "succeeded", detail: reference)
+                case .declined(let reason):
+                    return try finish(.declined(reason: reason), status: "declined", detail: reason)
+                case .insufficientFunds:
+                    return try finish(.declined(reason: "insufficient funds on the card"), status: "declined",
+                                      detail: "insufficient funds")
+                case .requiresAction(let challenge):
+                    try c.execute("UPDATE payment_intents SET status = 'requires_action', detail = ?, updated_ms = ? WHERE id = ?",
+                                  [.text(challenge), .integer(now), .integer(intent)])
+                    return .requiresAction(intent: intent, challenge: challenge)
+                case .timedOut:
+                    try c.execute("UPDATE payment_intents SET status = 'unknown', updated_ms = ? WHERE id = ?",
+                                  [.integer(now), .integer(intent)])
+                    return .pending(intent: intent)
+                }
+            }
+        }
+    }
+
+    private static func storedAnswer(_ c: any SQLConnection, key: IdempotencyKey, request: String) throws -> RefillResult? {
+        guard let row = try c.first("SELECT operation, request_hash, response FROM idempotency WHERE key = ?",
+                                    [.text(key.rawValue)]) else { return nil }
+        guard try row.string("operation") == "refill", try row.string("request_hash") == Idempotency.hash(request) else {
+            throw ServiceError.idempotencyKeyReused(key.rawValue)
+        }
+        return try Idempotency.decode(RefillResult.self, try row.string("response"))
+    }
+
+    // MARK: Paying for travel
+
+    /// Holds the estimated fare of trip `reference` in escrow, or records the trip as cash
+    /// when the wallet holds too little.
+    public func holdFare(reference: String, passenger: Int64, estimate: Int64,
+                         key: IdempotencyKey) async throws(ServiceError) -> FareHold {
+        try Validate.reference(reference)
+        guard estimate > 0, estimate <= FareLimits.maximumFare else {
+            throw .invalid(field: "estimate", reason: "must be between 1 and \(FareLimits.maximumFare) minor units")
+        }
+        let now = self.now
+        return try await serviceCall {
+            try await store.write { c in
+                try Idempotency.once(c, key: key, operation: "hold", request: "\(reference)|\(passenger)|\(estimate)", now: now) {
+                    try Self.holdFare(c, reference: reference, passenger: passenger, estimate: estimate, now: now)
+                }
+            }
+        }
+    }
+
+    /// The hold inside the caller's transaction (bookings call it with their own).
+    static func holdFare(_ c: any SQLConnection, reference: String, passenger: Int64, estimate: Int64,
+                         now: Int64) throws -> FareHold {
+        guard try c.first("SELECT id FROM users WHERE id = ? AND role = 'passenger'", [.integer(passenger)]) != nil else {
+            throw ServiceError.notFound("passenger \(passenger)")
+        }
+        if try c.first("SELECT reference FROM trip_payments WHERE reference = ?", [.text(reference)]) != nil {
+            throw ServiceError.conflict("trip \(reference) already has a payment")
+        }
+        try Ledger.openCompanyAccounts(c)
+        try Ledger.open(c, Ledger.wallet(passenger), normal: .credit, noOverdraft: true)
+        let available = try balance(c, passenger).available
+        if available < estimate {
+            try c.execute("""
+                INSERT INTO trip_payments (reference, passenger_id, method, held, status, created_ms, updated_ms)
+                VALUES (?, ?, 'cash', 0, 'held', ?, ?)
+                """, [.text(reference), .integer(passenger), .integer(now), .integer(now)])
+            return .payCash(available: available)
+        }
+        let pending = try Ledger.hold(c, key: "hold:\(reference)", from: Ledger.wallet(passenger), to: Ledger.escrow,
+                                      amount: estimate, reference: reference, now: now)
+        try c.execute("""
+            INSERT INTO trip_payments (reference, passenger_id, method, held, pending_id, status, created_ms, updated_ms)
+            VALUES (?, ?, 'wallet', ?, ?, 'held', ?, ?)
+            """, [.text(reference), .integer(passenger), .integer(estimate), .integer(pending), .integer(now), .integer(now)])
+        return .held(amount: estimate)
+    }
+
+    /// Settles trip `reference` at its final fare: posts what the wallet pays (the hold, and
+    /// more when the fare came out higher and the wallet has it; the rest in cash), releases
+    /// the rest of the hold, and splits the fare between the company's commission and
+    /// `driver`'s payable.
+    ///
+    /// The commission is ``WalletSettings/commissionPercent`` of the fare, rounded half up to
+    /// the minor unit.
+    public func settleFare(reference: String, fare: Int64, driver: Int64,
+                           key: IdempotencyKey) async throws(ServiceError) -> TripPayment {
+        try Validate.reference(reference)
+        guard fare >= 0, fare <= FareLimits.maximumFare else {
+            throw .invalid(field: "fare", reason: "must be between 0 and \(FareLimits.maximumFare) minor units")
+        }
+        let now = self.now, percent = settings.commissionPercent
+        return try await serviceCall {
+            try await store.write { c in
+                try Idempotency.once(c, key: key, operation: "settle", request: "\(reference)|\(fare)|\(driver)", now: now) {
+                    try Self.settleFare(c, reference: reference, fare: fare, driver: driver,
+                                        commissionPercent: percent, now: now)
+                }
+            }
+        }
+    }
+
+    static func settleFare(_ c: any SQLConnection, reference: String, fare: Int64, driver: Int64,
+                           commissionPercent: Int64, now: Int64) throws -> TripPayment {
+        guard let row = try c.first(
+            "SELECT passenger_id, method, held, pending_id, status FROM trip_payments WHERE reference = ?",
+            [.text(reference)]) else { throw ServiceError.notFound("trip payment \(reference)") }
+        guard try row.string("status") == "held" else {
+            throw ServiceError.conflict("trip \(reference) is already \(try row.string("status"))")
+        }
+        guard try c.first("SELECT id FROM users WHERE id = ? AND role = 'driver'", [.integer(driver)]) != nil else {
+            throw ServiceError.notFound("driver \(driver)")
+        }
+        let passenger = try row.int64("passenger_id"), method = try row.string("method")
+        try Ledger.open(c, Ledger.driver(driver), normal: .credit, noOverdraft: false)
+        var walletPaid: Int64 = 0
+        if method == "wallet", let pendingID = try row.optionalInt64("pending_id") {
+            let held = try row.int64("held")
+            walletPaid = min(fare, held)
+            try Ledger.resolve(c, pendingID: pendingID, post: walletPaid, key: "post:\(reference)",
+                               reference: reference, now: now)
+            let extra = fare - walletPaid
+            if extra > 0, try balance(c, passenger).available >= extra {
+                try Ledger.transfer(c, key: "extra:\(reference)", from: Ledger.wallet(passenger), to: Ledger.escrow,
+                                    amount: extra, reference: reference, now: now)
+                walletPaid += extra
+            }
+        }
+        let cashPaid = fare - walletPaid
+        let commission = (fare * commissionPercent + 50) / 100
+        // The escrow pays out what the wallet paid: the commission first, the driver the rest.
+        let fromEscrowToRevenue = min(commission, walletPaid)
+        if fromEscrowToRevenue > 0 {
+            try Ledger.transfer(c, key: "commission:\(reference)", from: Ledger.escrow, to: Ledger.revenue,
+                                amount: fromEscrowToRevenue, reference: reference, now: now)
+        }
+        if walletPaid - fromEscrowToRevenue > 0 {
+            try Ledger.transfer(c, key: "payout:\(reference)", from: Ledger.escrow, to: Ledger.driver(driver),
+                                amount: walletPaid - fromEscrowToRevenue, reference: reference, now: now)
+        }
+        // The driver collected the cash part, commission included: the driver owes it.
+        if commission - fromEscrowToRevenue > 0 {
+            try Ledger.transfer(c, key: "cash-commission:\(reference)", from: Ledger.driver(driver), to: Ledger.revenue,
+                                amount: commission - fromEscrowToRevenue, reference: reference, now: now)
+        }
+        try c.execute("""
+            UPDATE trip_payments SET status = 'settled', driver_id = ?, fare = ?, wallet_paid = ?, cash_paid = ?,
+                commission = ?, updated_ms = ? WHERE reference = ?
+            """, [.integer(driver), .integer(fare), .integer(walletPaid), .integer(cashPaid), .integer(commission),
+                  .integer(now), .text(reference)])
+        try Outbox.enqueue(c, user: passenger, kind: .invoice,
+                           payload: ["trip": reference, "fare": "\(fare)", "wallet": "\(walletPaid)", "cash": "\(cashPaid)"],
+                           now: now)
+        return TripPayment(method: method, fare: fare, walletPaid: walletPaid, cashPaid: cashPaid, commission: commission)
+    }
+
+    /// Releases the hold of trip `reference` (the booking was cancelled or not served).
+    public func releaseFare(reference: String, key: IdempotencyKey) async throws(ServiceError) {
+        try Validate.reference(reference)
+        let now = self.now
+        let _: Bool = try await serviceCall {
+            try await store.write { c in
+                try Idempotency.once(c, key: key, operation: "release", request: reference, now: now) {
+                    try Self.releaseFare(c, reference: reference, now: now)
+                    return true
+                }
+            }
+        }
+    }
+
+    static func releaseFare(_ c: any SQLConnection, reference: String, now: Int64) throws {
+        guard let row = try c.first("SELECT pending_id, status FROM trip_payments WHERE reference = ?",
+                                    [.text(reference)]) else { throw ServiceError.notFound("trip payment \(reference)") }
+        guard try row.string("status") == "held" else {
+            throw ServiceError.conflict("trip \(reference) is already \(try row.string("status"))")
+        }
+        if let pendingID = try row.optionalInt64("pending_id") {
+            try Ledger.resolve(c, pendingID: pendingID, post: 0, key: "void:\(reference)", reference: reference, now: now)
+        }
+        try c.execute("UPDATE trip_payments SET status = 'released', updated_ms = ? WHERE reference = ?",
+                      [.integer(now), .text(reference)])
+    }
+}
+
+/// Bounds on amounts, so that no sum of them can overflow 64 bits.
+enum FareLimits {
+    /// One fare or hold at most: 10^10 minor units (INR 100 million).
+    static let maximumFare: Int64 = 10_000_000_000
+}

@@ -1,0 +1,122 @@
+import Foundation
+
+/// The SQL dialect of a store: the few places where SQLite and PostgreSQL differ.
+///
+/// The services write one SQL text for both engines: `?` placeholders (the PostgreSQL store
+/// numbers them), `BIGINT` and `TEXT` columns, `ON CONFLICT … DO NOTHING`, `RETURNING`.
+/// Migrations may name a dialect-specific spelling through ``Migration``'s tokens.
+public enum SQLDialect: String, Sendable, CaseIterable {
+    /// SQLite, through GRDB.swift.
+    case sqlite
+    /// PostgreSQL, through postgres-nio.
+    case postgres
+}
+
+/// A connection inside one transaction: the only way the services touch a store.
+///
+/// It is handed to the body of ``SQLStore/blockingWrite(_:)`` or ``SQLStore/blockingRead(_:)`` and must not
+/// escape it. It is not `Sendable`: a transaction belongs to the thread that runs its body.
+public protocol SQLConnection {
+    /// The engine behind this connection.
+    var dialect: SQLDialect { get }
+    /// Runs a statement that returns no rows, and returns how many rows it changed.
+    @discardableResult
+    func execute(_ sql: String, _ arguments: [SQLValue]) throws -> Int
+    /// Runs a query and returns all its rows.
+    func query(_ sql: String, _ arguments: [SQLValue]) throws -> [Row]
+}
+
+extension SQLConnection {
+    /// Runs a statement without arguments.
+    @discardableResult
+    public func execute(_ sql: String) throws -> Int { try execute(sql, []) }
+    /// The first row of a query, or nil when it returns none.
+    public func first(_ sql: String, _ arguments: [SQLValue] = []) throws -> Row? {
+        try query(sql, arguments).first
+    }
+}
+
+/// A transactional SQL store: SQLite (``SQLiteStore``) or PostgreSQL (`PostgresStore`).
+///
+/// Every call runs its body in one transaction that commits when the body returns and rolls
+/// back when it throws, so an operation that touches several rows is applied whole or not at
+/// all. Transactions are serializable on both engines: SQLite has one writer at a time, and
+/// the PostgreSQL store runs `SERIALIZABLE` transactions and runs the body again after a
+/// serialization failure. A body must therefore do nothing but database work (no network
+/// call, no notification, no clock read that must not repeat): the body is synchronous on
+/// purpose, so that it cannot await a gateway while it holds a transaction open.
+///
+/// Errors of the engine arrive as ``StoreError``; errors the body throws arrive unchanged.
+public protocol SQLStore: Sendable {
+    /// The engine.
+    var dialect: SQLDialect { get }
+    /// Runs `body` in a read-write transaction; blocks the calling thread until it commits.
+    ///
+    /// Services call the async ``write(_:)``, which runs this on a Dispatch worker; the
+    /// blocking form is for command-line tools, migrations and tests.
+    @discardableResult
+    func blockingWrite<T>(_ body: (any SQLConnection) throws -> T) throws -> T
+    /// Runs `body` in a read-only transaction that sees one consistent snapshot.
+    func blockingRead<T>(_ body: (any SQLConnection) throws -> T) throws -> T
+    /// Closes the store's connections. Later calls throw ``StoreError/closed``.
+    func close()
+}
+
+extension SQLStore {
+    /// Runs `body` in a read-write transaction without blocking a Swift concurrency thread:
+    /// the blocking call runs on a Dispatch worker.
+    @discardableResult
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
+        try await offThePool { try self.blockingWrite(body) }
+    }
+
+    /// Runs `body` in a read-only transaction without blocking a Swift concurrency thread.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
+        try await offThePool { try self.blockingRead(body) }
+    }
+}
+
+/// Runs blocking work on a Dispatch worker thread and resumes the caller with its result.
+///
+/// Why: both stores block (SQLite on its file lock and fsync, the PostgreSQL store on the
+/// network), and blocking the cooperative pool would starve every other task.
+package func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async {
+            continuation.resume(with: Result { try work() })
+        }
+    }
+}
+
+/// A failure of the store itself, as opposed to a rule of a service.
+public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The store could not be opened or reached: the path or address and the reason.
+    case unavailable(String)
+    /// A uniqueness, foreign-key or check constraint refused a change: the engine's message.
+    case constraint(String)
+    /// Concurrent transactions kept conflicting after every retry.
+    case conflict(String)
+    /// The engine refused a statement: the engine's message (a bug in the SQL, or a schema
+    /// older or newer than this build).
+    case statement(String)
+    /// A column held a value of another type than the code expected.
+    case decoding(column: String, expected: String)
+    /// The database was written by a newer Wayfare: its schema version and ours.
+    case schemaTooNew(found: Int, known: Int)
+    /// The store was closed.
+    case closed
+
+    /// One line for logs and users; never an SQL text with values in it.
+    public var description: String {
+        switch self {
+        case .unavailable(let why): return "store unavailable: \(why)"
+        case .constraint(let why): return "store refused the change: \(why)"
+        case .conflict(let why): return "store conflict: \(why)"
+        case .statement(let why): return "store statement failed: \(why)"
+        case .decoding(let column, let expected): return "column \(column) does not hold \(expected)"
+        case .schemaTooNew(let found, let known):
+            return "database schema version \(found) is newer than this build's \(known)"
+        case .closed: return "store is closed"
+        }
+    }
+}

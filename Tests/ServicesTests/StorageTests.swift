@@ -1,0 +1,143 @@
+import Foundation
+@testable import PostgresStorage
+import Services
+import Storage
+import Testing
+
+@Suite("Stores: one protocol, two engines")
+struct StorageTests {
+    @Test("migrations from an empty database and from every earlier version reach the same schema", arguments: Engine.allCases)
+    func migrationsFromEveryVersion(engine: Engine) throws {
+        let all = ServiceSchema.migrations
+        for start in 0..<all.count {
+            guard let scratch = try ScratchStore.make(engine, migrate: false) else { return }
+            let store = scratch.store
+            #expect(try store.migrate(Array(all.prefix(start))) == start)
+            #expect(try store.schemaVersion() == start)
+            #expect(try store.migrate(all) == all.count)
+            // Running again changes nothing.
+            #expect(try store.migrate(all) == all.count)
+            let versions = try store.blockingRead { c in
+                try c.query("SELECT version FROM schema_migrations ORDER BY version", []).map { try $0.int("version") }
+            }
+            #expect(versions == Array(1...all.count))
+        }
+    }
+
+    @Test("a database from a newer build is refused and left alone", arguments: Engine.allCases)
+    func newerSchemaRefused(engine: Engine) throws {
+        guard let scratch = try ScratchStore.make(engine) else { return }
+        let next = ServiceSchema.version + 1
+        try scratch.store.blockingWrite { c in
+            try c.execute("INSERT INTO schema_migrations (version, name) VALUES (?, 'future')", [.integer(Int64(next))])
+        }
+        #expect(throws: StoreError.schemaTooNew(found: next, known: ServiceSchema.version)) {
+            try scratch.store.migrate(ServiceSchema.migrations)
+        }
+    }
+
+    @Test("migration lists with gaps are refused before anything runs")
+    func gapsRefused() throws {
+        guard let scratch = try ScratchStore.make(.sqlite, migrate: false) else { return }
+        let list = [Migration(version: 1, name: "a", statements: ["CREATE TABLE a (x BIGINT)"]),
+                    Migration(version: 3, name: "c", statements: ["CREATE TABLE c (x BIGINT)"])]
+        #expect(throws: MigrationListError.self) { try scratch.store.migrate(list) }
+        #expect(try scratch.store.schemaVersion() == 0)
+    }
+
+    @Test("a failing migration step is rolled back whole", arguments: Engine.allCases)
+    func failingStepRolledBack(engine: Engine) throws {
+        guard let scratch = try ScratchStore.make(engine, migrate: false) else { return }
+        let list = [Migration(version: 1, name: "ok", statements: ["CREATE TABLE ok (x BIGINT)"]),
+                    Migration(version: 2, name: "broken", statements: ["CREATE TABLE half (x BIGINT)", "CREATE TABLE ("])]
+        #expect(throws: StoreError.self) { try scratch.store.migrate(list) }
+        #expect(try scratch.store.schemaVersion() == 1)
+        // The first statement of the broken step is gone with it.
+        #expect(throws: StoreError.self) {
+            try scratch.store.blockingRead { c in try c.query("SELECT x FROM half", []) }
+        }
+    }
+
+    @Test("a transaction whose body throws leaves nothing behind", arguments: Engine.allCases)
+    func rollbackOnThrow(engine: Engine) throws {
+        guard let scratch = try ScratchStore.make(engine, migrate: false) else { return }
+        let store = scratch.store
+        try store.blockingWrite { c in try c.execute("CREATE TABLE t (id BIGINT PRIMARY KEY, name TEXT)") }
+        struct Boom: Error {}
+        #expect(throws: Boom.self) {
+            try store.blockingWrite { c in
+                try c.execute("INSERT INTO t (id, name) VALUES (?, ?)", [1, "one"])
+                throw Boom()
+            }
+        }
+        #expect(try store.blockingRead { c in try c.query("SELECT id FROM t", []) }.isEmpty)
+    }
+
+    @Test("engine failures are typed store errors, and values round-trip exactly", arguments: Engine.allCases)
+    func typedErrorsAndValues(engine: Engine) throws {
+        guard let scratch = try ScratchStore.make(engine, migrate: false) else { return }
+        let store = scratch.store
+        try store.blockingWrite { c in try c.execute("CREATE TABLE t (id BIGINT PRIMARY KEY, name TEXT NOT NULL)") }
+        let hostile = "Robert'); DROP TABLE t;-- \u{0}? $1 ?"
+        try store.blockingWrite { c in
+            try c.execute("INSERT INTO t (id, name) VALUES (?, ?)", [.integer(Int64.max), .text(hostile.replacingOccurrences(of: "\u{0}", with: ""))])
+            try c.execute("INSERT INTO t (id, name) VALUES (?, ?)", [.integer(Int64.min), "-- '?' \"?\""])
+        }
+        let rows = try store.blockingRead { c in try c.query("SELECT id, name FROM t WHERE name <> '?' ORDER BY id", []) }
+        #expect(try rows.map { try $0.int64("id") } == [Int64.min, Int64.max])
+        #expect(try rows[1].string("name") == hostile.replacingOccurrences(of: "\u{0}", with: ""))
+        #expect(try rows[0].string("name") == "-- '?' \"?\"")
+
+        var caught: StoreError?
+        do { try store.blockingWrite { c in try c.execute("INSERT INTO t (id, name) VALUES (?, ?)", [.integer(Int64.max), "again"]) } }
+        catch let e as StoreError { caught = e }
+        guard case .constraint = caught else { Issue.record("duplicate key gave \(String(describing: caught))"); return }
+        do { try store.blockingWrite { c in try c.execute("INSERT INTO t (id, name) VALUES (?, NULL)", [7]) } }
+        catch let e as StoreError { caught = e }
+        guard case .constraint = caught else { Issue.record("NOT NULL gave \(String(describing: caught))"); return }
+        do { _ = try store.blockingRead { c in try c.query("SELEC nonsense", []) } }
+        catch let e as StoreError { caught = e }
+        guard case .statement = caught else { Issue.record("bad SQL gave \(String(describing: caught))"); return }
+        #expect(throws: StoreError.decoding(column: "name", expected: "an integer")) {
+            try store.blockingRead { c in try c.first("SELECT name FROM t")!.int64("name") }
+        }
+        store.close()
+        #expect(throws: StoreError.closed) { try store.blockingRead { c in try c.query("SELECT 1", []) } }
+    }
+
+    @Test("a store that cannot be opened says where and why")
+    func unavailable() throws {
+        #expect(throws: StoreError.self) { try SQLiteStore(path: "/nonexistent-dir/x/wayfare.sqlite") }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wf-notadb-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("garbage.sqlite").path
+        try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try SQLiteStore(path: path)
+            Issue.record("a file of garbage opened as a database")
+        } catch {
+            guard case .unavailable(let why) = error else { Issue.record("\(error)"); return }
+            #expect(why.contains("garbage.sqlite"))
+        }
+        for bad in ["", "mysql://a@b/c", "postgres://", "postgres://@host/db", "postgres://u@host/db?sslmode=sometimes"] {
+            #expect(throws: StoreError.self, "\(bad)") { try PostgresStore(url: bad) }
+        }
+        // Nothing listens on port 1.
+        do {
+            _ = try PostgresStore(url: "postgres://u:secret@127.0.0.1:1/db")
+            Issue.record("connected to port 1")
+        } catch {
+            guard case .unavailable(let why) = error else { Issue.record("\(error)"); return }
+            #expect(why.contains("127.0.0.1:1"))
+            #expect(!why.contains("secret"), "the password must not appear in errors")
+        }
+    }
+
+    @Test("placeholders are numbered outside quotes and comments only")
+    func placeholderNumbering() {
+        #expect(numberingPlaceholders("SELECT ? , ?") == "SELECT $1 , $2")
+        #expect(numberingPlaceholders("SELECT '?', \"a?\", ? -- why?\n, ?") == "SELECT '?', \"a?\", $1 -- why?\n, $2")
+        #expect(numberingPlaceholders("SELECT 'it''s ?', ?") == "SELECT 'it''s ?', $1")
+    }
+}
