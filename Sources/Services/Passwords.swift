@@ -35,7 +35,7 @@ public struct PasswordHasher: Sendable, Equatable {
     }
 
     /// The stored form of `password` with a fresh salt.
-    func hash(_ password: String) throws -> String {
+    package func hash(_ password: String) throws -> String {
         var salt = [UInt8](repeating: 0, count: Self.saltBytes)
         var rng = SystemRandomNumberGenerator()
         for i in salt.indices { salt[i] = rng.next() }
@@ -45,7 +45,7 @@ public struct PasswordHasher: Sendable, Equatable {
 
     /// Whether `password` matches `stored`, compared in constant time. A malformed stored
     /// hash matches nothing.
-    func verify(_ password: String, against stored: String) -> Bool {
+    package func verify(_ password: String, against stored: String) -> Bool {
         guard let parsed = Self.parse(stored),
               let key = try? derive(password, salt: parsed.salt, logN: parsed.logN, r: parsed.r, p: parsed.p)
         else { return false }
@@ -53,7 +53,7 @@ public struct PasswordHasher: Sendable, Equatable {
     }
 
     /// Whether `stored` was made with weaker parameters than these.
-    func needsUpgrade(_ stored: String) -> Bool {
+    package func needsUpgrade(_ stored: String) -> Bool {
         guard let parsed = Self.parse(stored) else { return true }
         return parsed.logN < logN || parsed.r < blockSize || parsed.p < parallelism || parsed.key.count < Self.keyBytes
     }
@@ -102,7 +102,7 @@ public enum PasswordPolicy {
 
     /// The common passwords refused, lower-cased: SecLists' 10,000 most common (see
     /// `CommonPasswords/PROVENANCE.md`).
-    static let common: Set<String> = Set(
+    package static let commonPasswords: Set<String> = Set(
         commonPasswordListText.split(separator: "\n").map { $0.lowercased() })
 
     /// Checks `password` and its confirmation for a user of `role`.
@@ -120,7 +120,7 @@ public enum PasswordPolicy {
         guard !password.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw .invalid(field: "password", reason: "must not contain control characters")
         }
-        guard !common.contains(password.lowercased()) else {
+        guard !commonPasswords.contains(password.lowercased()) else {
             throw .invalid(field: "password", reason: "is one of the most common passwords; choose another")
         }
         if role == .admin {
