@@ -41,6 +41,12 @@ public struct WalletBalance: Sendable, Equatable, Codable {
     public var available: Int64
     /// What is held for trips under way.
     public var held: Int64
+
+    /// A balance from its parts.
+    public init(available: Int64, held: Int64) {
+        self.available = available
+        self.held = held
+    }
 }
 
 /// How a trip's fare was paid.
@@ -55,6 +61,15 @@ public struct TripPayment: Sendable, Equatable, Codable {
     public var cashPaid: Int64
     /// The company's commission on the whole fare.
     public var commission: Int64
+
+    /// A payment from its parts.
+    public init(method: String, fare: Int64, walletPaid: Int64, cashPaid: Int64, commission: Int64) {
+        self.method = method
+        self.fare = fare
+        self.walletPaid = walletPaid
+        self.cashPaid = cashPaid
+        self.commission = commission
+    }
 }
 
 /// The start of a trip's payment: the estimate held in the wallet, or cash.
