@@ -115,6 +115,9 @@ let package = Package(
         .testTarget(name: "RoadGraphTests", dependencies: ["RoadGraph", "WayfareTestKit", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
         .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "WayfareTestKit", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
         .testTarget(name: "TaxiDispatchTests", dependencies: ["TaxiDispatch", "CitySimulation", "Fleet", "Zones", "ZoneImport", "RoadGraph", "WayfareTestKit", "Geodesy", "TestSupport"]),
+        // The child process of the ledger crash test: pays until it is killed.
+        .executableTarget(name: "LedgerCrashWorker", dependencies: ["Services", "Storage", "PostgresStorage"],
+                          path: "Tests/LedgerCrashWorker"),
         .testTarget(name: "ServicesTests", dependencies: ["Storage", "PostgresStorage", "Services", "Fares", "Zones", "ZoneImport", "Fleet", "RoadGraph", "TaxiDispatch", "Geodesy", "TestSupport"]),
         .testTarget(name: "FaresTests", dependencies: ["Fares", "Zones", "ZoneImport", "Fleet", "RoadGraph", "Geodesy", "TestSupport"]),
         .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "BackendExample", "Geodesy", "GeoJSON", "Zones", "RoadGraph", "TestSupport"]),
