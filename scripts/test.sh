@@ -16,12 +16,12 @@ export WAYFARE_POSTGRES_URL
 echo "== PostgreSQL for the store tests on 127.0.0.1:$pgport"
 swift build --build-tests
 swift test --skip-build
-echo "== ThreadSanitizer: concurrent zone lookups, GEOS/PROJ per-thread contexts, fleet readers and writers, routers sharing a graph, the dispatcher under load"
+echo "== ThreadSanitizer: concurrent zone lookups, GEOS/PROJ per-thread contexts, fleet readers and writers, routers sharing a graph, the dispatcher under load, concurrent payments on both stores"
 # The filter must keep matching: the step fails unless it ran exactly the expected tests.
-expected_tsan_tests=5
+expected_tsan_tests=6
 log=$(mktemp)
 swift test --sanitize=thread --scratch-path .build-tsan \
-    --filter "ConcurrencyTests|FleetConcurrencyTests|concurrentRoutersShareOneNetwork|DispatchConcurrencyTests" 2>&1 | tee "$log"
+    --filter "ConcurrencyTests|FleetConcurrencyTests|concurrentRoutersShareOneNetwork|DispatchConcurrencyTests|LedgerConcurrencyTests" 2>&1 | tee "$log"
 if ! grep -q "Test run with $expected_tsan_tests tests" "$log"; then
     echo "ThreadSanitizer step: expected $expected_tsan_tests tests to run; see the log above" >&2
     exit 1
@@ -29,7 +29,7 @@ fi
 echo "== Documentation: a doc comment on every public declaration; the DocC catalogs build without warnings"
 python3 scripts/check-doc-comments.py
 docc_targets=()
-for m in Geodesy GeoJSON Projection Geometry CSVFile Zones ZoneImport SpatialIndex Fleet Favourites OSM RoadGraph Geocoding TaxiDispatch CitySimulation Fares WayfareTestKit; do
+for m in Geodesy GeoJSON Projection Geometry CSVFile Zones ZoneImport SpatialIndex Fleet Favourites OSM RoadGraph Geocoding TaxiDispatch CitySimulation Fares Storage PostgresStorage Services WayfareTestKit; do
     docc_targets+=(--target "$m")
 done
 swift package generate-documentation "${docc_targets[@]}" --warnings-as-errors >/dev/null
