@@ -47,6 +47,8 @@ let package = Package(
         .executable(name: "wayfare", targets: ["WayfareCLI"]),
         // The README's Swift example: the engine without GEOS or PROJ.
         .executable(name: "wayfare-example", targets: ["BackendExample"]),
+        // The README's services example: accounts and a wallet on SQLite.
+        .executable(name: "wayfare-services-example", targets: ["ServicesExample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -101,6 +103,8 @@ let package = Package(
             ]),
         .executableTarget(name: "BackendExample", dependencies: ["Geodesy", "Zones", "Fleet", "RoadGraph", "Geocoding", "TaxiDispatch"],
                           path: "Examples/BackendExample"),
+        .executableTarget(name: "ServicesExample", dependencies: ["Services", "Storage"],
+                          path: "Examples/ServicesExample"),
         .target(name: "TestSupport", dependencies: ["BinaryFile", "Geodesy"], path: "Tests/TestSupport"),
         .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"]),
         .testTarget(name: "GeoJSONTests", dependencies: ["GeoJSON"]),

@@ -25,12 +25,13 @@ bin=$(find_bin)
 if [[ -z "$bin" ]]; then
     if [[ "$command" == stop ]]; then exit 0; fi
     echo "== installing PostgreSQL (Debian's postgresql package)" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >&2
-    apt-get install -y -qq postgresql >&2
+    sudo=""
+    [[ $(id -u) -ne 0 ]] && sudo="sudo"
+    $sudo apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq postgresql >&2
     bin=$(find_bin)
-    # The package starts a cluster of its own on 5432; ours does not need it.
-    (service postgresql stop || pg_ctlcluster --help >/dev/null) >/dev/null 2>&1 || true
+    # The package may start a cluster of its own on 5432; ours does not need it.
+    $sudo service postgresql stop >/dev/null 2>&1 || true
 fi
 
 as_server_user() {

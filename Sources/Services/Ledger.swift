@@ -92,24 +92,25 @@ enum Ledger {
     @discardableResult
     static func transfer(_ c: any SQLConnection, key: String, from debit: String, to credit: String,
                          amount: Int64, reference: String, now: Int64) throws -> Int64 {
-        if let existing = try existingTransfer(c, key) { return existing }
-        try check(c, debit: debit, amount: amount)
-        let id = try insert(c, key: key, debit: debit, credit: credit, amount: amount, phase: "single",
-                            pendingID: nil, reference: reference, now: now)
-        try c.execute("UPDATE ledger_accounts SET debits_posted = debits_posted + ? WHERE id = ?", [.integer(amount), .text(debit)])
-        try c.execute("UPDATE ledger_accounts SET credits_posted = credits_posted + ? WHERE id = ?", [.integer(amount), .text(credit)])
-        return id
+        try move(c, key: key, from: debit, to: credit, amount: amount, pending: false, reference: reference, now: now)
     }
 
     /// A pending transfer: the amount is held on both accounts until posted or voided.
     static func hold(_ c: any SQLConnection, key: String, from debit: String, to credit: String,
                      amount: Int64, reference: String, now: Int64) throws -> Int64 {
+        try move(c, key: key, from: debit, to: credit, amount: amount, pending: true, reference: reference, now: now)
+    }
+
+    private static func move(_ c: any SQLConnection, key: String, from debit: String, to credit: String,
+                             amount: Int64, pending: Bool, reference: String, now: Int64) throws -> Int64 {
         if let existing = try existingTransfer(c, key) { return existing }
         try check(c, debit: debit, amount: amount)
-        let id = try insert(c, key: key, debit: debit, credit: credit, amount: amount, phase: "pending",
+        let id = try insert(c, key: key, debit: debit, credit: credit, amount: amount, phase: pending ? "pending" : "single",
                             pendingID: nil, reference: reference, now: now)
-        try c.execute("UPDATE ledger_accounts SET debits_pending = debits_pending + ? WHERE id = ?", [.integer(amount), .text(debit)])
-        try c.execute("UPDATE ledger_accounts SET credits_pending = credits_pending + ? WHERE id = ?", [.integer(amount), .text(credit)])
+        // Column names from two fixed spellings, never from input.
+        let side = pending ? "pending" : "posted"
+        try c.execute("UPDATE ledger_accounts SET debits_\(side) = debits_\(side) + ? WHERE id = ?", [.integer(amount), .text(debit)])
+        try c.execute("UPDATE ledger_accounts SET credits_\(side) = credits_\(side) + ? WHERE id = ?", [.integer(amount), .text(credit)])
         return id
     }
 

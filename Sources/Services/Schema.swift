@@ -8,7 +8,7 @@ import Storage
 /// rather than written.
 public enum ServiceSchema {
     /// Every migration, oldest first.
-    public static let migrations: [Migration] = [version1]
+    public static let migrations: [Migration] = [version1, version2]
 
     /// The schema version this build writes.
     public static var version: Int { migrations.count }
@@ -133,5 +133,19 @@ public enum ServiceSchema {
         )
         """,
         "CREATE INDEX outbox_unsent ON outbox (sent_ms, id)",
+    ])
+
+    /// Passengers' favourite places.
+    static let version2 = Migration(version: 2, name: "favourites", statements: [
+        """
+        CREATE TABLE favourites (
+            user_id BIGINT NOT NULL REFERENCES users (id),
+            position BIGINT NOT NULL,
+            name TEXT NOT NULL,
+            lat_e7 BIGINT NOT NULL CHECK (lat_e7 BETWEEN -900000000 AND 900000000),
+            lon_e7 BIGINT NOT NULL CHECK (lon_e7 BETWEEN -1800000000 AND 1800000000),
+            PRIMARY KEY (user_id, position)
+        )
+        """,
     ])
 }

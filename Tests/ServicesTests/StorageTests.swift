@@ -14,7 +14,19 @@ struct StorageTests {
             let store = scratch.store
             #expect(try store.migrate(Array(all.prefix(start))) == start)
             #expect(try store.schemaVersion() == start)
+            if start >= 1 {
+                // Data written at the earlier version survives the upgrade.
+                try store.blockingWrite { c in
+                    try c.execute("""
+                        INSERT INTO users (role, name, mobile, email, password_hash, created_ms)
+                        VALUES ('passenger', 'Old', '9000000000', 'old@example.com', 'scrypt$10$8$1$AA==$AA==', 1)
+                        """)
+                }
+            }
             #expect(try store.migrate(all) == all.count)
+            if start >= 1 {
+                #expect(try store.blockingRead { c in try c.first("SELECT name FROM users")?.string("name") } == "Old")
+            }
             // Running again changes nothing.
             #expect(try store.migrate(all) == all.count)
             let versions = try store.blockingRead { c in

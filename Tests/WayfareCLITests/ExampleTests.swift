@@ -55,7 +55,9 @@ import TestSupport
 
     @Test func everySwiftBlockOfTheReadmeIsInTheExample() throws {
         let readme = try String(contentsOf: SharedData.projectRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let example = try String(contentsOf: SharedData.projectRoot.appendingPathComponent("Examples/BackendExample/main.swift"), encoding: .utf8)
+        let example = try ["Examples/BackendExample/main.swift", "Examples/ServicesExample/main.swift"].map {
+            try String(contentsOf: SharedData.projectRoot.appendingPathComponent($0), encoding: .utf8)
+        }.joined(separator: "\n")
         let exampleLines = example.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         var blocks: [[String]] = [], current: [String]?
         for line in readme.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -71,7 +73,22 @@ import TestSupport
             let found = exampleLines.indices.contains { i in
                 i + block.count <= exampleLines.count && Array(exampleLines[i..<(i + block.count)]) == block
             }
-            #expect(found, "README block not in Examples/BackendExample/main.swift:\n\(block.joined(separator: "\n"))")
+            #expect(found, "README block not in Examples/*/main.swift:\n\(block.joined(separator: "\n"))")
         }
+    }
+
+    @Test func theServicesExampleRunsOnSQLite() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wf-services-example-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let run = try runBuilt("wayfare-services-example", [dir.appendingPathComponent("example.sqlite").path])
+        #expect(run.status == 0, "\(run.stderr)")
+        // 25,350 × 20 % = 5,070; 50,000 − 25,350 = 24,650 left.
+        #expect(run.stdout.contains("paid: fare 25350, wallet 25350, cash 0, commission 5070"), "\(run.stdout)")
+        #expect(run.stdout.contains("balance: 24650"), "\(run.stdout)")
+        #expect(run.stdout.contains("sound: true"), "\(run.stdout)")
+        // A second run on the same file: the e-mail is taken, a one-line error and exit 1.
+        let again = try runBuilt("wayfare-services-example", [dir.appendingPathComponent("example.sqlite").path])
+        #expect(again.status == 1 && again.stderr.hasPrefix("Error: ") && again.stderr.contains("e-mail is already registered"), "\(again.stderr)")
     }
 }

@@ -1,0 +1,55 @@
+// The README's services example, run for real: accounts and a wallet on an SQLite file.
+//
+//   wayfare-services-example [DATABASE]     (default: a new file in the temporary folder)
+//
+// It registers a passenger, logs in, refills the wallet through the test-mode gateway, holds
+// a fare, settles it, and prints the balances and the ledger audit.
+import Foundation
+import Services
+import Storage
+
+let path = CommandLine.arguments.dropFirst().first
+    ?? FileManager.default.temporaryDirectory.appendingPathComponent("wayfare-services-\(UUID().uuidString).sqlite").path
+let myNotifier = RecordingNotifier()
+let myGateway = TestModeGateway()
+let cardToken = "tok_visa"
+
+do {
+    let store = try SQLiteStore(path: path)               // nothing to install
+    // let store = try PostgresStore(url: "postgres://wayfare:…@127.0.0.1:5432/wayfare")  // many nodes
+    try store.migrate(ServiceSchema.migrations)
+
+    let accounts = Accounts(store: store, notifier: myNotifier)
+    let asha = try await accounts.register(Registration(
+        name: "Asha Rao", mobile: "9876543210", email: "asha@example.com",
+        password: "monsoon ride 42", confirmation: "monsoon ride 42"))
+    let session = try await accounts.logIn(mobile: "9876543210", password: "monsoon ride 42")
+
+    // The company creates its first admin, and the admin a driver.
+    let adminPassword = "Adm1n!example"
+    _ = try await accounts.createAdmin(Registration(
+        name: "Admin", mobile: "9000000001", email: "admin@example.com",
+        password: adminPassword, confirmation: adminPassword), adminSession: nil)
+    let adminSession = try await accounts.logIn(mobile: "9000000001", password: adminPassword).token
+    let driverID = try await accounts.createDriver(Registration(
+        name: "Ravi Kumar", mobile: "9000000002", email: "ravi@example.com",
+        password: "steady wheels 7", confirmation: "steady wheels 7"), adminSession: adminSession).id
+
+    let wallet = Wallet(store: store, gateway: myGateway)
+    _ = try await wallet.refill(passenger: asha.id, amount: 50_000,           // INR 500.00
+                                paymentToken: cardToken, key: try IdempotencyKey("refill-7f3a"))
+    _ = try await wallet.holdFare(reference: "482913", passenger: asha.id, estimate: 27_000,
+                                  key: try IdempotencyKey("hold-482913"))
+    let paid = try await wallet.settleFare(reference: "482913", fare: 25_350, driver: driverID,
+                                           key: try IdempotencyKey("settle-482913"))
+
+    print("session: \(session.user.name), expires \(session.expires)")
+    print("paid: fare \(paid.fare), wallet \(paid.walletPaid), cash \(paid.cashPaid), commission \(paid.commission)")
+    print("balance: \(try await wallet.balance(of: asha.id).available)")
+    let audit = try LedgerAudit.run(on: store)
+    print("ledger: \(audit.transfers) transfers, sound: \(audit.isSound)")
+    store.close()
+} catch {
+    FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+    exit(1)
+}

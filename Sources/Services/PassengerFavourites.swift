@@ -1,0 +1,98 @@
+import Favourites
+import Geodesy
+import Storage
+
+/// Passengers' favourite places, stored (000: at most 20, each named, none within 150 m of
+/// another), with the rules of `Favourites.FavouritePlaces`.
+///
+/// Each change loads the passenger's places, applies the rule in memory and writes the
+/// change in the same transaction, so two phones adding places at once cannot together break
+/// the limit or the 150 m rule. Positions are stored in 10⁻⁷ degrees (about 1 cm), as
+/// integers like everything else in the store.
+///
+/// `Sendable`: one immutable `Sendable` property.
+public struct PassengerFavourites: Sendable {
+    let store: any SQLStore
+
+    /// The favourites of the passengers in `store` (migrated to ``ServiceSchema``).
+    public init(store: any SQLStore) { self.store = store }
+
+    /// The longest name of a place.
+    public static let maximumNameLength = 64
+
+    /// The places of `passenger`, in the order they were saved.
+    public func places(of passenger: Int64) async throws(ServiceError) -> [Favourite] {
+        try await serviceCall {
+            try await store.read { c in try Self.load(c, passenger).places }
+        }
+    }
+
+    /// Saves a place for `passenger`.
+    /// - Throws: ``ServiceError/invalid(field:reason:)`` naming `name` (empty, too long,
+    ///   control characters, already used) or `location` (within 150 m of a saved place:
+    ///   "the Location already exists with the name …"), or `favourites` when 20 are saved;
+    ///   ``ServiceError/notFound(_:)`` for an unknown passenger.
+    public func add(name: String, at location: Coordinate, for passenger: Int64) async throws(ServiceError) {
+        let name = try Validate.text(name, field: "name", maximum: Self.maximumNameLength)
+        try await serviceCall {
+            try await store.write { c in
+                guard try c.first("SELECT id FROM users WHERE id = ? AND role = 'passenger'", [.integer(passenger)]) != nil else {
+                    throw ServiceError.notFound("passenger \(passenger)")
+                }
+                var places = try Self.load(c, passenger)
+                do {
+                    try places.add(name: name, at: location)
+                } catch let error as FavouriteError {
+                    switch error {
+                    case .locationExists: throw ServiceError.invalid(field: "location", reason: error.description)
+                    case .emptyName, .duplicateName: throw ServiceError.invalid(field: "name", reason: error.description)
+                    case .limitReached: throw ServiceError.invalid(field: "favourites", reason: error.description)
+                    }
+                }
+                let next = try c.first("SELECT CAST(COALESCE(MAX(position), 0) + 1 AS BIGINT) AS n FROM favourites WHERE user_id = ?",
+                                       [.integer(passenger)])?.int64("n") ?? 1
+                try c.execute("INSERT INTO favourites (user_id, position, name, lat_e7, lon_e7) VALUES (?, ?, ?, ?, ?)",
+                              [.integer(passenger), .integer(next), .text(name),
+                               .integer(Self.e7(location.latitude)), .integer(Self.e7(location.longitude))])
+            }
+        }
+    }
+
+    /// Removes the place named `name` (compared without case or accents).
+    /// - Throws: ``ServiceError/notFound(_:)`` when there is none.
+    public func remove(named name: String, for passenger: Int64) async throws(ServiceError) {
+        let name = try Validate.text(name, field: "name", maximum: Self.maximumNameLength)
+        try await serviceCall {
+            try await store.write { c in
+                var places = try Self.load(c, passenger)
+                let before = places.places
+                guard places.remove(named: name), let gone = before.first(where: { !places.places.contains($0) }) else {
+                    throw ServiceError.notFound("favourite \"\(name)\"")
+                }
+                try c.execute("DELETE FROM favourites WHERE user_id = ? AND name = ?", [.integer(passenger), .text(gone.name)])
+            }
+        }
+    }
+
+    /// The saved place within 150 m of `point`, if any: the name to show for a pickup.
+    public func favourite(near point: Coordinate, for passenger: Int64) async throws(ServiceError) -> Favourite? {
+        try await serviceCall {
+            try await store.read { c in try Self.load(c, passenger).favourite(near: point) }
+        }
+    }
+
+    static func load(_ c: any SQLConnection, _ passenger: Int64) throws -> FavouritePlaces {
+        var places = FavouritePlaces()
+        for row in try c.query("SELECT name, lat_e7, lon_e7 FROM favourites WHERE user_id = ? ORDER BY position",
+                               [.integer(passenger)]) {
+            let coordinate = try Coordinate(latitude: Double(try row.int64("lat_e7")) / 1e7,
+                                            longitude: Double(try row.int64("lon_e7")) / 1e7)
+            // Stored places passed the rules when saved; a failure here means the rules
+            // were tightened since, and the place is still shown.
+            try? places.add(name: try row.string("name"), at: coordinate)
+        }
+        return places
+    }
+
+    static func e7(_ degrees: Double) -> Int64 { Int64((degrees * 1e7).rounded()) }
+}
