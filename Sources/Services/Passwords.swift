@@ -70,11 +70,19 @@ public struct PasswordHasher: Sendable, Equatable {
         return (logN, r, p, [UInt8](salt), [UInt8](key))
     }
 
+    /// At most this many hashes run at once in the process.
+    ///
+    /// Why: one hash with the standard parameters takes 128 MiB, so a burst of logins must
+    /// queue rather than take the machine's memory; the others wait on a Dispatch worker.
+    static let concurrentHashes = DispatchSemaphore(value: max(2, ProcessInfo.processInfo.activeProcessorCount))
+
     private func derive(_ password: String, salt: [UInt8], logN: Int, r: Int, p: Int) throws -> [UInt8] {
         // BoringSSL's scrypt refuses an empty password; the services never hash one (the
         // policy asks for 8 characters), but a stored hash is checked against any input.
         let bytes = Array(password.utf8)
         guard !bytes.isEmpty else { throw PasswordHashError.emptyPassword }
+        Self.concurrentHashes.wait()
+        defer { Self.concurrentHashes.signal() }
         let key = try KDF.Scrypt.deriveKey(from: bytes, salt: salt, outputByteCount: Self.keyBytes,
                                            rounds: 1 << logN, blockSize: r, parallelism: p)
         return key.withUnsafeBytes { Array($0) }
