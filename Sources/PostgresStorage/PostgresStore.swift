@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import PostgresNIO
 import Storage
-import Synchronization
 
 /// The store for many nodes: PostgreSQL through postgres-nio.
 ///
@@ -15,9 +14,11 @@ import Synchronization
 /// Calls block their thread on the network; the async `write`/`read` of ``SQLStore`` run
 /// them on a Dispatch worker. Never call the blocking forms from a SwiftNIO event loop.
 ///
-/// `Sendable`: the configuration is immutable and the pool of idle connections sits in a
-/// `Mutex`; a connection is used by one transaction at a time.
-public final class PostgresStore: SQLStore {
+/// `Sendable` (checked by hand): the configuration is immutable, and the pool of idle
+/// connections is read and written only under `lock`, an `NSLock` (a pthread mutex, which
+/// ThreadSanitizer understands, unlike `Mutex`); a connection is used by one transaction
+/// at a time.
+public final class PostgresStore: SQLStore, @unchecked Sendable {
     /// Always ``SQLDialect/postgres``.
     public var dialect: SQLDialect { .postgres }
 
@@ -26,12 +27,13 @@ public final class PostgresStore: SQLStore {
     private let logger: Logger
     private let maxRetries: Int
     private let slots: DispatchSemaphore
-    private let state = Mutex(PoolState())
-    private let nextID = Atomic<Int>(1)
+    private let lock = NSLock()
+    private var state = PoolState()
 
     private struct PoolState {
         var idle: [PostgresConnection] = []
         var closed = false
+        var nextID = 1
     }
 
     /// Opens a store on the server named by `url`, a `postgres://user:password@host:port/db`
@@ -69,7 +71,7 @@ public final class PostgresStore: SQLStore {
 
     /// Closes every idle connection; connections in use close when their transaction ends.
     public func close() {
-        let idle = state.withLock { state -> [PostgresConnection] in
+        let idle = lock.withLock { () -> [PostgresConnection] in
             state.closed = true
             defer { state.idle = [] }
             return state.idle
@@ -124,16 +126,16 @@ public final class PostgresStore: SQLStore {
     }
 
     private func acquire() throws(StoreError) -> PostgresConnection {
-        let reused = try state.withLock { state throws(StoreError) -> PostgresConnection? in
-            if state.closed { throw StoreError.closed }
-            return state.idle.popLast()
+        let (closed, reused) = lock.withLock { () -> (Bool, PostgresConnection?) in
+            state.closed ? (true, nil) : (false, state.idle.popLast())
         }
+        if closed { throw StoreError.closed }
         if let reused, !reused.isClosed { return reused }
         return try connect()
     }
 
     private func release(_ connection: PostgresConnection, healthy: Bool) {
-        let keep = healthy && !connection.isClosed && state.withLock { state -> Bool in
+        let keep = healthy && !connection.isClosed && lock.withLock { () -> Bool in
             guard !state.closed else { return false }
             state.idle.append(connection)
             return true
@@ -142,7 +144,10 @@ public final class PostgresStore: SQLStore {
     }
 
     private func connect() throws(StoreError) -> PostgresConnection {
-        let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        let id = lock.withLock { () -> Int in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
         do {
             return try PostgresConnection.connect(
                 on: PostgresConnection.defaultEventLoopGroup.any(),

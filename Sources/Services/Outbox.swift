@@ -1,7 +1,6 @@
 import Foundation
 import Fleet
 import Storage
-import Synchronization
 
 /// What a notification is about.
 public enum NotificationKind: String, Sendable, Codable, CaseIterable {
@@ -121,7 +120,7 @@ public struct Outbox: Sendable {
 ///
 /// `Sendable`: its list sits behind a lock.
 public final class RecordingNotifier: Notifier {
-    private let sent = Mutex<[OutgoingNotification]>([])
+    private let sent = Locked<[OutgoingNotification]>([])
 
     /// An empty recorder.
     public init() {}

@@ -1,4 +1,4 @@
-import Synchronization
+import Fleet
 
 /// A payment gateway in test mode, as card gateways offer: no money moves, and the card
 /// token chooses the answer. For the demo, the simulator and tests; never for real cards.
@@ -17,7 +17,7 @@ import Synchronization
 /// `Sendable`: its records sit behind a lock.
 public final class TestModeGateway: PaymentGateway {
     private struct Charge { var outcome: GatewayOutcome; var amount: Int64 }
-    private let charges = Mutex<[String: Charge]>([:])
+    private let charges = Locked<[String: Charge]>([:])
 
     /// A gateway with no charges yet.
     public init() {}

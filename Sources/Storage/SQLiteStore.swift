@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Synchronization
 
 /// The embedded store: one SQLite file through GRDB.swift, nothing to install.
 ///
@@ -9,14 +8,16 @@ import Synchronization
 /// durable before ``blockingWrite(_:)`` returns, so an acknowledged payment survives a power cut,
 /// not only a crash of the process. Foreign keys are on.
 ///
-/// `Sendable`: the pool is GRDB's `Sendable` `DatabasePool`, and the closed state sits in a
-/// `Mutex`.
-public final class SQLiteStore: SQLStore {
+/// `Sendable` (checked by hand): the pool is GRDB's `Sendable` `DatabasePool`, and the
+/// optional that says whether it is closed is read and written only under `lock`, an
+/// `NSLock` (a pthread mutex, which ThreadSanitizer understands, unlike `Mutex`).
+public final class SQLiteStore: SQLStore, @unchecked Sendable {
     /// Always ``SQLDialect/sqlite``.
     public var dialect: SQLDialect { .sqlite }
     /// The database file.
     public let path: String
-    private let pool: Mutex<DatabasePool?>
+    private var pool: DatabasePool?
+    private let lock = NSLock()
 
     /// Opens (and creates, when missing) the database file at `path`.
     ///
@@ -40,14 +41,14 @@ public final class SQLiteStore: SQLStore {
             // Touch the file now, so that a file that is not a database fails here and not
             // at the first payment.
             _ = try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
-            self.pool = Mutex(pool)
+            self.pool = pool
         } catch {
             throw StoreError.unavailable("\(path): \(Self.reason(error))")
         }
     }
 
     private func openPool() throws(StoreError) -> DatabasePool {
-        guard let pool = pool.withLock({ $0 }) else { throw StoreError.closed }
+        guard let pool = lock.withLock({ self.pool }) else { throw StoreError.closed }
         return pool
     }
 
@@ -69,9 +70,9 @@ public final class SQLiteStore: SQLStore {
 
     /// Closes the pool; later calls throw ``StoreError/closed``.
     public func close() {
-        let pool = self.pool.withLock { state -> DatabasePool? in
-            defer { state = nil }
-            return state
+        let pool = lock.withLock { () -> DatabasePool? in
+            defer { self.pool = nil }
+            return self.pool
         }
         try? pool?.close()
     }
