@@ -11,7 +11,7 @@ import Storage
 /// number of times. Bodies are synchronous and do database work only, so running one again
 /// is safe.
 ///
-/// Calls block their thread on the network; the async `write`/`read` of ``SQLStore`` run
+/// Calls block their thread on the network; the async `write`/`read` of `SQLStore` run
 /// them on a Dispatch worker. Never call the blocking forms from a SwiftNIO event loop.
 ///
 /// `Sendable` (checked by hand): the configuration is immutable, and the pool of idle
@@ -19,7 +19,7 @@ import Storage
 /// ThreadSanitizer understands, unlike `Mutex`); a connection is used by one transaction
 /// at a time.
 public final class PostgresStore: SQLStore, @unchecked Sendable {
-    /// Always ``SQLDialect/postgres``.
+    /// Always `SQLDialect/postgres`.
     public var dialect: SQLDialect { .postgres }
 
     private let configuration: PostgresConnection.Configuration
@@ -40,10 +40,11 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
     /// address (`?sslmode=require` asks for TLS; the default is none, for loopback).
     ///
     /// - Parameters:
+    ///   - url: the server's address.
     ///   - maxConnections: at most this many transactions run at once; more wait.
     ///   - maxRetries: how many times a body runs again after serialization failures before
-    ///     the call throws ``StoreError/conflict(_:)``.
-    /// - Throws: ``StoreError/unavailable(_:)`` naming the host when the address is malformed
+    ///     the call throws `StoreError/conflict(_:)`.
+    /// - Throws: `StoreError/unavailable(_:)` naming the host when the address is malformed
     ///   or the server cannot be reached.
     public init(url: String, maxConnections: Int = 8, maxRetries: Int = 30) throws(StoreError) {
         let (configuration, endpoint) = try Self.configuration(from: url)
@@ -186,7 +187,7 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
     }
 }
 
-/// One connection inside one transaction, seen through ``SQLConnection``.
+/// One connection inside one transaction, seen through `SQLConnection`.
 struct PostgresSession: SQLConnection {
     let connection: PostgresConnection
     let logger: Logger

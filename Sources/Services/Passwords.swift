@@ -6,7 +6,7 @@ import _CryptoExtras
 ///
 /// A stored hash is `scrypt$<log2 N>$<r>$<p>$<salt>$<key>` with the salt (16 random bytes)
 /// and the key (64 bytes, 512 bits as 004 asks) in base64. The parameters travel with the
-/// hash, so that they can be raised later: ``needsUpgrade(_:)`` tells the login to hash the
+/// hash, so that they can be raised later: a login with a hash made with weaker ones hashes the
 /// password again with the current ones.
 ///
 /// `Sendable`: a value of three integers.

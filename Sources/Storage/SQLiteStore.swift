@@ -21,8 +21,10 @@ public final class SQLiteStore: SQLStore, @unchecked Sendable {
 
     /// Opens (and creates, when missing) the database file at `path`.
     ///
-    /// - Parameter busyTimeout: how long a writer waits for another process's write lock
-    ///   before the call fails with ``StoreError/conflict(_:)``.
+    /// - Parameters:
+    ///   - path: the database file.
+    ///   - busyTimeout: how long a writer waits for another process's write lock before the
+    ///     call fails with ``StoreError/conflict(_:)``.
     /// - Throws: ``StoreError/unavailable(_:)`` naming the path when the file cannot be
     ///   opened or is not a database.
     public init(path: String, busyTimeout: Duration = .seconds(10)) throws(StoreError) {
