@@ -451,3 +451,13 @@ public struct Accounts: Sendable {
     /// is enough (no dictionary to try); a password is not, hence scrypt for those.
     static func tokenHash(_ token: String) -> String { Idempotency.hash("token:" + token) }
 }
+
+/// Checks on users inside another service's transaction.
+enum Users {
+    /// Throws ``ServiceError/notFound(_:)`` ("passenger 42") unless user `id` exists with `role`.
+    static func require(_ c: any SQLConnection, _ id: Int64, role: Role) throws {
+        guard try c.first("SELECT id FROM users WHERE id = ? AND role = ?", [.integer(id), .text(role.rawValue)]) != nil else {
+            throw ServiceError.notFound("\(role.rawValue) \(id)")
+        }
+    }
+}

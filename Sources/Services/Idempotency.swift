@@ -52,19 +52,39 @@ enum Idempotency {
         _ connection: any SQLConnection, key: IdempotencyKey, operation: String, request: String,
         now: Int64, _ body: () throws -> R
     ) throws -> R {
-        let requestHash = hash(operation + "\n" + request)
-        if let row = try connection.first(
-            "SELECT operation, request_hash, response FROM idempotency WHERE key = ?", [.text(key.rawValue)]) {
-            guard try row.string("operation") == operation, try row.string("request_hash") == requestHash else {
-                throw ServiceError.idempotencyKeyReused(key.rawValue)
-            }
-            return try decode(R.self, try row.string("response"))
-        }
+        if let answer = try stored(R.self, connection, key: key, operation: operation, request: request) { return answer }
         let answer = try body()
+        try store(answer, connection, key: key, operation: operation, requestHash: hash(operation + "\n" + request), now: now)
+        return answer
+    }
+
+    /// The stored answer for `key`, or nil when the key is new.
+    /// - Throws: ``ServiceError/idempotencyKeyReused(_:)`` when the key came with another
+    ///   operation or request.
+    static func stored<R: Decodable>(_ type: R.Type, _ connection: any SQLConnection, key: IdempotencyKey,
+                                     operation: String, request: String) throws -> R? {
+        guard let row = try connection.first(
+            "SELECT operation, request_hash, response FROM idempotency WHERE key = ?", [.text(key.rawValue)]) else { return nil }
+        guard try row.string("operation") == operation,
+              try row.string("request_hash") == hash(operation + "\n" + request) else {
+            throw ServiceError.idempotencyKeyReused(key.rawValue)
+        }
+        return try decode(type, try row.string("response"))
+    }
+
+    /// The stored answer for `key` whatever the request was: for a step that continues a call
+    /// already checked (a gateway's callback finishing a refill).
+    static func stored<R: Decodable>(_ type: R.Type, _ connection: any SQLConnection, key: IdempotencyKey) throws -> R? {
+        try connection.first("SELECT response FROM idempotency WHERE key = ?", [.text(key.rawValue)])
+            .map { try decode(type, try $0.string("response")) }
+    }
+
+    /// Stores the first answer for `key`, in the caller's transaction.
+    static func store<R: Encodable>(_ answer: R, _ connection: any SQLConnection, key: IdempotencyKey, operation: String,
+                                    requestHash: String, now: Int64) throws {
         try connection.execute(
             "INSERT INTO idempotency (key, operation, request_hash, response, created_ms) VALUES (?, ?, ?, ?, ?)",
             [.text(key.rawValue), .text(operation), .text(requestHash), .text(try encode(answer)), .integer(now)])
-        return answer
     }
 
     static func hash(_ text: String) -> String {

@@ -36,9 +36,7 @@ public struct PassengerFavourites: Sendable {
         let name = try Validate.text(name, field: "name", maximum: Self.maximumNameLength)
         try await serviceCall {
             try await store.write { c in
-                guard try c.first("SELECT id FROM users WHERE id = ? AND role = 'passenger'", [.integer(passenger)]) != nil else {
-                    throw ServiceError.notFound("passenger \(passenger)")
-                }
+                try Users.require(c, passenger, role: .passenger)
                 var places = try Self.load(c, passenger)
                 do {
                     try places.add(name: name, at: location)

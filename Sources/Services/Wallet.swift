@@ -142,21 +142,21 @@ public struct Wallet: Sendable {
         let now = self.now
         let step = try await serviceCall { () async throws -> RefillStep in
             try await store.write { c -> RefillStep in
-                if let answer = try Self.storedAnswer(c, key: key, request: request) { return .done(answer) }
+                if let answer = try Idempotency.stored(RefillResult.self, c, key: key, operation: "refill", request: request) {
+                    return .done(answer)
+                }
                 if let row = try c.first("SELECT id, request_hash FROM payment_intents WHERE idempotency_key = ?",
                                          [.text(key.rawValue)]) {
-                    guard try row.string("request_hash") == Idempotency.hash(request) else {
+                    guard try row.string("request_hash") == Self.refillHash(request) else {
                         throw ServiceError.idempotencyKeyReused(key.rawValue)
                     }
                     return .charge(intent: try row.int64("id"))
                 }
-                guard try c.first("SELECT id FROM users WHERE id = ? AND role = 'passenger'", [.integer(passenger)]) != nil else {
-                    throw ServiceError.notFound("passenger \(passenger)")
-                }
+                try Users.require(c, passenger, role: .passenger)
                 guard let row = try c.first("""
                     INSERT INTO payment_intents (idempotency_key, request_hash, user_id, amount, status, created_ms, updated_ms)
                     VALUES (?, ?, ?, ?, 'created', ?, ?) RETURNING id
-                    """, [.text(key.rawValue), .text(Idempotency.hash(request)), .integer(passenger),
+                    """, [.text(key.rawValue), .text(Self.refillHash(request)), .integer(passenger),
                           .integer(amount), .integer(now), .integer(now)]) else {
                     throw StoreError.statement("insert into payment_intents returned no id")
                 }
@@ -200,16 +200,12 @@ public struct Wallet: Sendable {
                 let key = IdempotencyKey(unchecked: try row.string("idempotency_key"))
                 let passenger = try row.int64("user_id"), amount = try row.int64("amount")
                 // A final answer already recorded wins: callbacks may repeat or cross.
-                if let stored = try c.first("SELECT response FROM idempotency WHERE key = ?", [.text(key.rawValue)]) {
-                    return try Idempotency.decode(RefillResult.self, try stored.string("response"))
-                }
+                if let stored = try Idempotency.stored(RefillResult.self, c, key: key) { return stored }
                 let requestHash = try row.string("request_hash")
                 func finish(_ answer: RefillResult, status: String, detail: String?) throws -> RefillResult {
                     try c.execute("UPDATE payment_intents SET status = ?, detail = ?, updated_ms = ? WHERE id = ?",
                                   [.text(status), SQLValue(detail), .integer(now), .integer(intent)])
-                    try c.execute("""
-                        INSERT INTO idempotency (key, operation, request_hash, response, created_ms) VALUES (?, 'refill', ?, ?, ?)
-                        """, [.text(key.rawValue), .text(requestHash), .text(try Idempotency.encode(answer)), .integer(now)])
+                    try Idempotency.store(answer, c, key: key, operation: "refill", requestHash: requestHash, now: now)
                     return answer
                 }
                 switch outcome {
@@ -240,14 +236,8 @@ public struct Wallet: Sendable {
         }
     }
 
-    private static func storedAnswer(_ c: any SQLConnection, key: IdempotencyKey, request: String) throws -> RefillResult? {
-        guard let row = try c.first("SELECT operation, request_hash, response FROM idempotency WHERE key = ?",
-                                    [.text(key.rawValue)]) else { return nil }
-        guard try row.string("operation") == "refill", try row.string("request_hash") == Idempotency.hash(request) else {
-            throw ServiceError.idempotencyKeyReused(key.rawValue)
-        }
-        return try Idempotency.decode(RefillResult.self, try row.string("response"))
-    }
+    /// The request hash of a refill, as ``Idempotency`` computes it for the operation.
+    private static func refillHash(_ request: String) -> String { Idempotency.hash("refill\n" + request) }
 
     // MARK: Paying for travel
 
@@ -272,9 +262,7 @@ public struct Wallet: Sendable {
     /// The hold inside the caller's transaction (bookings call it with their own).
     static func holdFare(_ c: any SQLConnection, reference: String, passenger: Int64, estimate: Int64,
                          now: Int64) throws -> FareHold {
-        guard try c.first("SELECT id FROM users WHERE id = ? AND role = 'passenger'", [.integer(passenger)]) != nil else {
-            throw ServiceError.notFound("passenger \(passenger)")
-        }
+        try Users.require(c, passenger, role: .passenger)
         if try c.first("SELECT reference FROM trip_payments WHERE reference = ?", [.text(reference)]) != nil {
             throw ServiceError.conflict("trip \(reference) already has a payment")
         }
@@ -329,9 +317,7 @@ public struct Wallet: Sendable {
         guard try row.string("status") == "held" else {
             throw ServiceError.conflict("trip \(reference) is already \(try row.string("status"))")
         }
-        guard try c.first("SELECT id FROM users WHERE id = ? AND role = 'driver'", [.integer(driver)]) != nil else {
-            throw ServiceError.notFound("driver \(driver)")
-        }
+        try Users.require(c, driver, role: .driver)
         let passenger = try row.int64("passenger_id"), method = try row.string("method")
         try Ledger.open(c, Ledger.driver(driver), normal: .credit, noOverdraft: false)
         var walletPaid: Int64 = 0
