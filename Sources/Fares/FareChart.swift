@@ -224,16 +224,19 @@ public struct FareChart: Sendable, Equatable {
 
 extension FareChart {
     /// The fare estimate before booking: the rate where the pickup is, over the fastest
-    /// route's length rounded to the metre, with no waiting and no tolls. Returns the
-    /// breakdown and the route it was priced on.
+    /// route's length rounded to the metre, with the tolls that route drives (priced by
+    /// `tolls`) and no waiting. Returns the breakdown, the route it was priced on, and the
+    /// toll charge line by line.
     public func estimate(from pickup: Coordinate, to destination: Coordinate, type: CabType, in zones: ZoneSet,
-                         router: Router, firstRide: Bool = false) throws(FareError) -> (fare: FareBreakdown, route: Route) {
+                         router: Router, tolls: TollList? = nil,
+                         firstRide: Bool = false) throws(FareError) -> (fare: FareBreakdown, route: Route, tolls: TollList.Charge) {
         let rate = try rate(at: pickup, in: zones, type: type)
         let route: Route
         do { route = try router.route(from: pickup, to: destination) } catch {
             throw .noRoute(error.description)
         }
         let metres = Int64(route.distanceMetres.rounded())
-        return (try fare(TripMeasure(metres: metres), at: rate, firstRide: firstRide), route)
+        let charge = try (tolls ?? .none(currency: currency)).charge(for: route.tollWays, type: type)
+        return (try fare(TripMeasure(metres: metres, tolls: charge.total), at: rate, firstRide: firstRide), route, charge)
     }
 }

@@ -17,6 +17,9 @@ public struct WayUse: Equatable, Sendable {
     /// True when the way posted a `maxspeed` below ``CarProfile/minimumSpeedKmh`` and the
     /// class default was used instead (counted in ``BuildReport/implausibleSpeeds``).
     public var postedSpeedIgnored = false
+    /// True when a car pays to drive it: `toll=yes`, or `toll:motorcar=yes` (the more
+    /// specific tag wins, so `toll=yes` with `toll:motorcar=no` is free for cabs).
+    public var toll = false
 }
 
 /// The car profile: which OSM ways a car drives, in which directions and how fast.
@@ -77,8 +80,9 @@ public struct CarProfile: Sendable {
             if posted * maxspeedFactor >= minimumSpeedKmh { speed = posted * maxspeedFactor } else { ignored = true }
         }
         guard speed > 0, speed.isFinite else { return nil }
+        let toll = (tags["toll:motorcar"] ?? tags["toll"]) == "yes"
         return WayUse(forward: forward, backward: backward, speedKmh: speed, highway: highway,
-                      name: tags["name"] ?? tags["ref"], postedSpeedIgnored: ignored)
+                      name: tags["name"] ?? tags["ref"], postedSpeedIgnored: ignored, toll: toll)
     }
 
     /// Zone values of `maxspeed` (country:zone), in km/h. Those meaning "no limit" are absent.

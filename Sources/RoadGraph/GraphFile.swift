@@ -5,12 +5,12 @@ import Foundation
 ///
 /// A `BinaryFile` container (magic "WFGRAPH\0") whose payload is every array of the
 /// `RoadNetwork` — nodes, forward and backward CSR adjacency, edge lengths and times,
-/// geometry pieces, street names — and both contraction hierarchies, each as a count
+/// geometry pieces, street names, toll ways (version 2) — and both contraction hierarchies, each as a count
 /// followed by its elements. Loading is one read, a checksum, array copies and a
 /// validation of every index a query can follow, so a crafted file cannot make a query
 /// read out of bounds; the snapping index and heuristic scales are rebuilt (milliseconds).
 public enum GraphFile {
-    package static let container = BinaryFile(magic: "WFGRAPH\0", version: 1, kind: "graph file")
+    package static let container = BinaryFile(magic: "WFGRAPH\0", version: 2, kind: "graph file")
     /// Bumped whenever the payload layout changes; other versions are refused.
     public static var version: UInt32 { container.version }
 
@@ -29,6 +29,7 @@ public enum GraphFile {
         w.array(g.pieceEdgeStart); w.array(g.pieceEdges)
         w.int(g.names.count)
         for n in g.names { w.string(n) }
+        w.array(g.tollPieces); w.array(g.tollWayIDs)
         w.int(g.hierarchies.count)
         for h in g.hierarchies {
             w.int(h.originalEdgeCount)
@@ -54,6 +55,7 @@ public enum GraphFile {
             let nameCount = try r.int()
             var names: [String] = []
             for _ in 0..<nameCount { names.append(try r.string()) }
+            let tollPieces: [UInt32] = try r.array(), tollWayIDs: [Int64] = try r.array()
             let hierarchyCount = try r.int()
             guard hierarchyCount == Metric.allCases.count else { throw BinaryReader.Failure.inconsistent }
             var hierarchies: [ContractionHierarchy] = []
@@ -67,7 +69,8 @@ public enum GraphFile {
             var g = RoadNetwork(latE7: latE7, lonE7: lonE7, firstOut: firstOut, head: head, tail: tail,
                                 lengthDm: lengthDm, timeMs: timeMs, edgePiece: edgePiece, firstIn: firstIn, inEdge: inEdge,
                                 pieceStart: pieceStart, pointLatE7: pointLat, pointLonE7: pointLon, pieceName: pieceName,
-                                pieceEdgeStart: pieceEdgeStart, pieceEdges: pieceEdges, names: names, hierarchies: hierarchies)
+                                pieceEdgeStart: pieceEdgeStart, pieceEdges: pieceEdges, names: names, tollPieces: tollPieces, tollWayIDs: tollWayIDs,
+                                hierarchies: hierarchies)
             guard g.isConsistent else { throw BinaryReader.Failure.inconsistent }
             g.prepare()
             return g
@@ -105,7 +108,9 @@ extension RoadNetwork {
               pointLatE7.allSatisfy(latitude), pointLonE7.allSatisfy(longitude),
               Validate.offsets(pieceEdgeStart, count: p, limit: m), Validate.indices(pieceEdges, below: m),
               edgePiece.allSatisfy({ Int($0 & ~Self.reversedBit) < p }), !names.isEmpty,
-              Validate.indices(pieceName, below: names.count)
+              Validate.indices(pieceName, below: names.count),
+              tollWayIDs.count == tollPieces.count, Validate.indices(tollPieces, below: p),
+              zip(tollPieces, tollPieces.dropFirst()).allSatisfy({ $0 < $1 })
         else { return false }
         for v in 0..<n {
             for e in Int(firstOut[v])..<Int(firstOut[v + 1]) where Int(tail[e]) != v { return false }

@@ -253,6 +253,7 @@ struct OSMGraphBuilder {
                 }
                 let piece = d.addPiece(lat: points.map { latE7[$0] }, lon: points.map { lonE7[$0] }, name: name)
                 pieceWay.append(w)
+                if use.toll { d.tollWay[piece] = wayIDs[w] }
                 let dm = UInt32(saturating: metres * 10), ms = UInt32(saturating: metres / (use.speedKmh / 3.6) * 1000)
                 let a = node[points[0]], b = node[i]
                 if use.forward { d.edges.append(.init(tail: a, head: b, piece: piece, lengthDm: dm, timeMs: ms)) }

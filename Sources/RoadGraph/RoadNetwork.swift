@@ -52,6 +52,9 @@ public struct RoadNetwork: Sendable {
     var pieceEdgeStart: [UInt32]
     var pieceEdges: [UInt32]
     var names: [String]
+    /// The pieces of toll ways (sorted) and each one's OSM way id: what a route pays for.
+    var tollPieces: [UInt32] = []
+    var tollWayIDs: [Int64] = []
 
     /// A contraction hierarchy per metric, in `Metric.allCases` order.
     var hierarchies: [ContractionHierarchy]
@@ -65,6 +68,19 @@ public struct RoadNetwork: Sendable {
 
     static let reversedBit: UInt32 = 1 << 31
     static let none = UInt32.max
+
+    /// The OSM way id of piece `p` when it is a toll way (binary search of the sorted list).
+    func tollWay(ofPiece p: UInt32) -> Int64? {
+        var lo = 0, hi = tollPieces.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if tollPieces[mid] < p { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < tollPieces.count && tollPieces[lo] == p ? tollWayIDs[lo] : nil
+    }
+
+    /// How many pieces of toll ways the network has.
+    public var tollPieceCount: Int { tollPieces.count }
 
     /// Junctions (search nodes).
     public var nodeCount: Int { latE7.count }
@@ -151,6 +167,8 @@ struct NetworkDraft {
     var pieceName: [UInt32] = []
     var names: [String] = [""]
     var edges: [DraftEdge] = []
+    /// The OSM way of each piece drawn along a toll way.
+    var tollWay: [UInt32: Int64] = [:]
 
     struct DraftEdge {
         var tail: UInt32
@@ -265,6 +283,7 @@ extension RoadNetwork {
             let d = Int(draft.pieceName[p])
             if nameIndex[d] == Self.none { nameIndex[d] = UInt32(names.count); names.append(draft.names[d]) }
             pieceName.append(nameIndex[d])
+            if let way = draft.tollWay[UInt32(p)] { tollPieces.append(pieceIndex[p]); tollWayIDs.append(way) }
         }
         edgePiece = draftPiece.map { pieceIndex[Int($0 & ~Self.reversedBit)] | ($0 & Self.reversedBit) }
         pieceEdgeStart = [UInt32](repeating: 0, count: pieceName.count + 1)

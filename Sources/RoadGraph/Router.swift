@@ -66,6 +66,9 @@ public struct Route: Sendable {
     public var geometry: [Coordinate]
     /// The named streets driven, in order, each once per stretch.
     public var streets: [String]
+    /// The OSM ids of the toll ways driven (`toll=yes`), each once, in the order reached:
+    /// what the fare's toll line prices.
+    public var tollWays: [Int64] = []
     /// The cost the search minimised, in the metric's units (ms or dm).
     public var cost: UInt32
     /// Nodes the search settled: a measure of its work.
@@ -342,10 +345,13 @@ public final class Router {
         geometry.removeAll(keepingCapacity: true)
         streets.removeAll(keepingCapacity: true)
         var dm: UInt32 = 0, ms: UInt32 = 0
+        var tolls: [Int64] = []
         func add(_ e: Int, share: Double) {
             dm = plus(dm, Self.partial(share, g.lengthDm[e])); ms = plus(ms, Self.partial(share, g.timeMs[e]))
-            let name = g.names[Int(g.pieceName[Int(g.edgePiece[e] & ~RoadNetwork.reversedBit)])]
+            let p = g.edgePiece[e] & ~RoadNetwork.reversedBit
+            let name = g.names[Int(g.pieceName[Int(p)])]
             if !name.isEmpty && streets.last != name { streets.append(name) }
+            if !g.tollPieces.isEmpty, let way = g.tollWay(ofPiece: p), !tolls.contains(way) { tolls.append(way) }
         }
         func point(_ k: Int) {
             let c = g.pointCoordinate(k)
@@ -381,7 +387,7 @@ public final class Router {
         }
         if geometry.last != t.coordinate { geometry.append(t.coordinate) }
         return Route(distanceMetres: Double(dm) / 10, durationSeconds: Double(ms) / 1000,
-                     fromSnapMetres: s.metres, toSnapMetres: t.metres, geometry: geometry, streets: streets,
+                     fromSnapMetres: s.metres, toSnapMetres: t.metres, geometry: geometry, streets: streets, tollWays: tolls,
                      cost: cost, settled: settled)
     }
 

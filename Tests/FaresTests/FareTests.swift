@@ -62,7 +62,7 @@ import Zones
         let graph = try RoadNetwork.importOSM(path: data.appendingPathComponent("monaco.osm.pbf").path).0
         let router = Router(network: graph)
         let palace = Coordinate(unchecked: 43.7314, 7.4197)
-        let (fare, route) = try chart.estimate(from: casino, to: palace, type: .sedan, in: zones, router: router)
+        let (fare, route, _) = try chart.estimate(from: casino, to: palace, type: .sedan, in: zones, router: router)
         let metres = Int64(route.distanceMetres.rounded())
         #expect(fare.total == 5000 + (1200 * metres + 500) / 1000 && metres > 1000)
         #expect(throws: FareError.outOfServiceArea(nice)) { try chart.estimate(from: nice, to: palace, type: .sedan, in: zones, router: router) }

@@ -165,7 +165,7 @@ func crossingXML(restrictions: Bool) -> String {
         #expect(error(bytes) == "no error")
         var other = bytes
         other[8] = 99
-        #expect(error(other) == "g.wfg: graph file format version 99; this Wayfare reads version 1")
+        #expect(error(other) == "g.wfg: graph file format version 99; this Wayfare reads version \(GraphFile.version)")
         #expect(error(Array(bytes.prefix(100))).hasPrefix("g.wfg: truncated or extended graph file"))
         #expect(error(Array(bytes.prefix(10))) == "g.wfg: truncated graph file (10 bytes)")
         #expect(error(Array("{\"type\":\"FeatureCollection\",\"features\":[]}".utf8)) == "g.wfg: not a Wayfare graph file (bad magic number)")
