@@ -10,6 +10,10 @@ public enum NotificationKind: String, Sendable, Codable, CaseIterable {
     case cabAllocated = "cab-allocated"
     /// A booking for later: the cab is allocated and arrives soon.
     case pickupNotice = "pickup-notice"
+    /// A booking was cancelled.
+    case bookingCancelled = "booking-cancelled"
+    /// No cab could serve a booking: the reason.
+    case bookingNotServed = "booking-not-served"
     /// The fare of a finished trip and how it was paid.
     case invoice
     /// A password reset was asked for; the message carries the single-use token.

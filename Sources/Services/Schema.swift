@@ -8,7 +8,7 @@ import Storage
 /// rather than written.
 public enum ServiceSchema {
     /// Every migration, oldest first.
-    public static let migrations: [Migration] = [version1, version2]
+    public static let migrations: [Migration] = [version1, version2, version3]
 
     /// The schema version this build writes.
     public static var version: Int { migrations.count }
@@ -145,6 +145,72 @@ public enum ServiceSchema {
             lat_e7 BIGINT NOT NULL CHECK (lat_e7 BETWEEN -900000000 AND 900000000),
             lon_e7 BIGINT NOT NULL CHECK (lon_e7 BETWEEN -1800000000 AND 1800000000),
             PRIMARY KEY (user_id, position)
+        )
+        """,
+    ])
+
+    /// Cabs on shift, bookings with their state history, and feedback.
+    static let version3 = Migration(version: 3, name: "bookings", statements: [
+        """
+        CREATE TABLE cab_drivers (
+            cab_id TEXT PRIMARY KEY,
+            driver_id BIGINT NOT NULL UNIQUE REFERENCES users (id),
+            cab_type TEXT NOT NULL,
+            seats BIGINT NOT NULL CHECK (seats BETWEEN 1 AND 50),
+            since_ms BIGINT NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE bookings (
+            number BIGINT PRIMARY KEY CHECK (number BETWEEN 100000 AND 999999),
+            passenger_id BIGINT NOT NULL REFERENCES users (id),
+            kind TEXT NOT NULL CHECK (kind IN ('now', 'later')),
+            state TEXT NOT NULL CHECK (state IN
+                ('requested', 'allocated', 'arrived', 'started', 'completed', 'cancelled', 'not-served')),
+            pickup_lat_e7 BIGINT NOT NULL CHECK (pickup_lat_e7 BETWEEN -900000000 AND 900000000),
+            pickup_lon_e7 BIGINT NOT NULL CHECK (pickup_lon_e7 BETWEEN -1800000000 AND 1800000000),
+            dest_lat_e7 BIGINT NOT NULL CHECK (dest_lat_e7 BETWEEN -900000000 AND 900000000),
+            dest_lon_e7 BIGINT NOT NULL CHECK (dest_lon_e7 BETWEEN -1800000000 AND 1800000000),
+            pickup_ms BIGINT NOT NULL,
+            cab_type TEXT NOT NULL,
+            seats BIGINT NOT NULL CHECK (seats BETWEEN 1 AND 50),
+            payment TEXT NOT NULL CHECK (payment IN ('wallet', 'cash')),
+            estimate BIGINT NOT NULL CHECK (estimate >= 0),
+            first_ride BIGINT NOT NULL CHECK (first_ride IN (0, 1)),
+            revision BIGINT NOT NULL DEFAULT 1,
+            dispatched BIGINT NOT NULL DEFAULT 0 CHECK (dispatched IN (0, 1)),
+            cab_id TEXT,
+            driver_id BIGINT REFERENCES users (id),
+            eta_seconds BIGINT,
+            reason TEXT,
+            fare BIGINT CHECK (fare >= 0),
+            created_ms BIGINT NOT NULL,
+            updated_ms BIGINT NOT NULL,
+            ended_ms BIGINT
+        )
+        """,
+        "CREATE INDEX bookings_by_passenger ON bookings (passenger_id, pickup_ms)",
+        "CREATE INDEX bookings_due ON bookings (state, dispatched, pickup_ms)",
+        "CREATE INDEX bookings_ended ON bookings (ended_ms)",
+        """
+        CREATE TABLE booking_events (
+            id %ID%,
+            booking_number BIGINT NOT NULL REFERENCES bookings (number),
+            state TEXT NOT NULL,
+            at_ms BIGINT NOT NULL,
+            detail TEXT NOT NULL
+        )
+        """,
+        "CREATE INDEX booking_events_by_booking ON booking_events (booking_number, id)",
+        """
+        CREATE TABLE feedback (
+            booking_number BIGINT PRIMARY KEY REFERENCES bookings (number),
+            passenger_id BIGINT NOT NULL REFERENCES users (id),
+            driver_rating BIGINT NOT NULL CHECK (driver_rating BETWEEN 1 AND 5),
+            cab_rating BIGINT NOT NULL CHECK (cab_rating BETWEEN 1 AND 5),
+            experience_rating BIGINT NOT NULL CHECK (experience_rating BETWEEN 1 AND 5),
+            comment TEXT NOT NULL,
+            created_ms BIGINT NOT NULL
         )
         """,
     ])

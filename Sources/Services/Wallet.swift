@@ -285,6 +285,20 @@ public struct Wallet: Sendable {
         return .held(amount: estimate)
     }
 
+    /// Records trip `reference` as paid in cash (the passenger chose it), in the caller's
+    /// transaction; settlement then books the commission the driver owes.
+    static func recordCash(_ c: any SQLConnection, reference: String, passenger: Int64, now: Int64) throws {
+        try Users.require(c, passenger, role: .passenger)
+        if try c.first("SELECT reference FROM trip_payments WHERE reference = ?", [.text(reference)]) != nil {
+            throw ServiceError.conflict("trip \(reference) already has a payment")
+        }
+        try Ledger.openCompanyAccounts(c)
+        try c.execute("""
+            INSERT INTO trip_payments (reference, passenger_id, method, held, status, created_ms, updated_ms)
+            VALUES (?, ?, 'cash', 0, 'held', ?, ?)
+            """, [.text(reference), .integer(passenger), .integer(now), .integer(now)])
+    }
+
     /// Settles trip `reference` at its final fare: posts what the wallet pays (the hold, and
     /// more when the fare came out higher and the wallet has it; the rest in cash), releases
     /// the rest of the hold, and splits the fare between the company's commission and

@@ -50,6 +50,10 @@ public struct Offer: Sendable, Hashable {
     public let id: UInt64
     /// The request offered.
     public let request: RequestID
+    /// The request's customer, as the request named them.
+    public let customer: String
+    /// The pickup, for the driver to judge.
+    public let pickup: Coordinate
     /// The cab (driver) asked.
     public let cab: String
     /// The cab's road ETA to the pickup when offered, in seconds.
@@ -612,7 +616,7 @@ public final class Dispatcher: Sendable {
         }
         let c = list[choice], slot = s.slotOfID[c.cab]!
         s.nextOffer += 1
-        let offer = Offer(id: s.nextOffer, request: id, cab: c.cab, etaSeconds: c.eta.seconds,
+        let offer = Offer(id: s.nextOffer, request: id, customer: r.request.customer, pickup: r.request.pickup, cab: c.cab, etaSeconds: c.eta.seconds,
                           expires: now.addingTimeInterval(configuration.offerTimeout))
         s.offers[offer.id] = offer
         s.cabs[slot].offer = offer.id

@@ -3,6 +3,7 @@ import Fleet
 import PostgresStorage
 import Services
 import Storage
+import TaxiDispatch
 import Testing
 
 /// The two engines every service test runs on.
@@ -73,7 +74,8 @@ final class ScratchStore: @unchecked Sendable {
 /// test-mode gateway and a recording notifier.
 struct Harness: Sendable {
     let scratch: ScratchStore
-    let clock: ManualClock
+    /// The clock of every service, and the dispatcher's timers: advancing it runs what fell due.
+    let clock: VirtualScheduler
     let notifier = RecordingNotifier()
     let gateway = TestModeGateway()
     let accounts: Accounts
@@ -84,7 +86,7 @@ struct Harness: Sendable {
     init?(_ engine: Engine, wallet settings: WalletSettings = WalletSettings()) throws {
         guard let scratch = try ScratchStore.make(engine) else { return nil }
         self.scratch = scratch
-        clock = ManualClock(Self.start)
+        clock = VirtualScheduler(start: Self.start)
         accounts = Accounts(store: scratch.store, notifier: notifier, clock: clock, settings: AccountSettings(),
                             hasher: .fastForTests)
         wallet = Wallet(store: scratch.store, gateway: gateway, clock: clock, settings: settings)

@@ -1,0 +1,285 @@
+import Fares
+import Fleet
+import Foundation
+import Geodesy
+import RoadGraph
+import Zones
+
+/// A city's booking rules. The specifications disagree, so each is a setting; the defaults
+/// are specification 000's.
+public struct BookingSettings: Sendable, Equatable {
+    /// The soonest a booking for later may be, ahead of now (000: 30 minutes).
+    public var minimumLead: TimeInterval = 30 * 60
+    /// The latest it may be (000: 3 days).
+    public var maximumLead: TimeInterval = 3 * 86_400
+    /// Another active booking of the passenger this close to the pickup time refuses the
+    /// booking: "already a booking exists" (000: ±30 minutes, inclusive).
+    public var conflictWindow: TimeInterval = 30 * 60
+    /// How long before the pickup time a booking for later gets its cab and the passenger
+    /// the notice (000: 20 minutes).
+    public var allocateBefore: TimeInterval = 20 * 60
+    /// How long ended bookings and their state history are kept (004: two years).
+    public var historyRetention: TimeInterval = 730 * 86_400
+    /// The shortest trip, pickup to destination, in metres (so "different" means something).
+    public var minimumTripMetres: Double = 50
+
+    /// Specification 000's rules.
+    public init() {}
+
+    /// Specification 000: 30 minutes to 3 days ahead, the cab 20 minutes before.
+    public static let specification000 = BookingSettings()
+    /// Specification 001: at least 2 hours ahead, the cab 10 minutes before.
+    public static var specification001: BookingSettings {
+        var s = BookingSettings(); s.minimumLead = 2 * 3600; s.allocateBefore = 10 * 60; return s
+    }
+    /// Specification 004: up to a week ahead, the cab 10 minutes before.
+    public static var specification004: BookingSettings {
+        var s = BookingSettings(); s.maximumLead = 7 * 86_400; s.allocateBefore = 10 * 60; return s
+    }
+}
+
+/// Everything the services need to know about a city: where it serves, its roads, its
+/// fares and tolls, and its booking rules.
+///
+/// `Sendable`: immutable values.
+public struct City: Sendable {
+    /// Taxi zones and service areas.
+    public var zones: ZoneSet
+    /// The road graph (routes, ETAs, tolls).
+    public var network: RoadNetwork
+    /// The fare chart.
+    public var fares: FareChart
+    /// The toll list.
+    public var tolls: TollList
+    /// The booking rules.
+    public var settings: BookingSettings
+
+    /// A city from its parts.
+    public init(zones: ZoneSet, network: RoadNetwork, fares: FareChart, tolls: TollList? = nil,
+                settings: BookingSettings = BookingSettings()) {
+        self.zones = zones; self.network = network; self.fares = fares
+        self.tolls = tolls ?? .none(currency: fares.currency); self.settings = settings
+    }
+}
+
+/// Where a booking stands. Every change is stored with its time (``BookingEvent``).
+public enum BookingState: String, Sendable, Codable, CaseIterable {
+    /// Booked; waiting for its cab (now: being dispatched; later: until its allocation time).
+    case requested
+    /// A cab and driver are on their way.
+    case allocated
+    /// The cab is at the pickup.
+    case arrived
+    /// The passenger is on board.
+    case started
+    /// The trip ended and was paid.
+    case completed
+    /// The passenger cancelled before allocation.
+    case cancelled
+    /// No cab could serve it (the reason is on the booking).
+    case notServed = "not-served"
+
+    /// Whether the booking still counts as pending.
+    public var isPending: Bool { [.requested, .allocated, .arrived, .started].contains(self) }
+}
+
+/// How a trip is paid.
+public enum PaymentMethod: String, Sendable, Codable {
+    /// From the wallet: the estimate is held at booking.
+    case wallet
+    /// Cash to the driver.
+    case cash
+}
+
+/// What a passenger asks for.
+public struct BookingRequest: Sendable, Equatable {
+    /// The passenger's user id.
+    public var passenger: Int64
+    /// Where to be picked up.
+    public var pickup: Coordinate
+    /// Where to go.
+    public var destination: Coordinate
+    /// The cab type.
+    public var cabType: CabType
+    /// Seats needed.
+    public var seats: Int
+    /// How the passenger pays.
+    public var payment: PaymentMethod
+
+    /// A request.
+    public init(passenger: Int64, pickup: Coordinate, destination: Coordinate, cabType: CabType, seats: Int = 1,
+                payment: PaymentMethod = .wallet) {
+        self.passenger = passenger; self.pickup = pickup; self.destination = destination
+        self.cabType = cabType; self.seats = seats; self.payment = payment
+    }
+}
+
+/// A change to a booking for later, before its allocation; nil fields stay as they are.
+public struct BookingChange: Sendable, Equatable {
+    /// A new pickup place.
+    public var pickup: Coordinate?
+    /// A new destination.
+    public var destination: Coordinate?
+    /// A new pickup time.
+    public var pickupTime: Date?
+
+    /// A change.
+    public init(pickup: Coordinate? = nil, destination: Coordinate? = nil, pickupTime: Date? = nil) {
+        self.pickup = pickup; self.destination = destination; self.pickupTime = pickupTime
+    }
+}
+
+/// A booking as stored.
+public struct Booking: Sendable, Equatable {
+    /// Booked for now or for later.
+    public enum Kind: String, Sendable, Codable { case now, later }
+
+    /// The booking id: six digits, random, unique.
+    public var number: Int
+    /// The passenger's user id.
+    public var passenger: Int64
+    /// Now or later.
+    public var kind: Kind
+    /// Where it stands.
+    public var state: BookingState
+    /// The pickup place (to 10⁻⁷ degrees).
+    public var pickup: Coordinate
+    /// The destination.
+    public var destination: Coordinate
+    /// When the passenger wants the cab (for now: when booked).
+    public var pickupTime: Date
+    /// The cab type.
+    public var cabType: CabType
+    /// Seats.
+    public var seats: Int
+    /// How it is paid (`cash` also when the wallet held too little for the estimate).
+    public var payment: PaymentMethod
+    /// The fare estimate, in minor units.
+    public var estimate: Int64
+    /// The cab, once allocated.
+    public var cab: String?
+    /// The driver's user id, once allocated.
+    public var driver: Int64?
+    /// The cab's ETA to the pickup when it was allocated, in seconds.
+    public var etaSeconds: Int?
+    /// Why it was not served or cancelled, or why it is paid in cash.
+    public var reason: String?
+    /// The final fare, once completed.
+    public var fare: Int64?
+    /// When it was booked.
+    public var created: Date
+}
+
+/// One state change of a booking, with its time.
+public struct BookingEvent: Sendable, Equatable {
+    /// The state entered.
+    public var state: BookingState
+    /// When.
+    public var time: Date
+    /// What else is worth knowing ("cab 7, ETA 240 s", "changed", the reason).
+    public var detail: String
+}
+
+/// A passenger's bookings, newest first, with the specification's message when there
+/// are none.
+public struct BookingList: Sendable, Equatable {
+    /// The bookings, by pickup time, newest first.
+    public var bookings: [Booking]
+    /// "No Pending Cabs for Passenger" when a pending list is empty; nil otherwise.
+    public var message: String?
+}
+
+/// Where the cab of a booking is: its position, the road still ahead and the time it takes.
+public struct Tracking: Sendable {
+    /// The booking's state.
+    public var state: BookingState
+    /// The cab's last reported position (nil before allocation or before any report).
+    public var cabPosition: Coordinate?
+    /// The route still to drive: to the pickup until the trip starts, then to the
+    /// destination. Empty when there is no cab or no position.
+    public var remainingRoute: [Coordinate]
+    /// Metres of `remainingRoute`.
+    public var remainingMetres: Double?
+    /// Seconds to the pickup (or to the destination once started).
+    public var etaSeconds: Double?
+    /// When the position was reported.
+    public var reportedAt: Date?
+}
+
+/// What the driver's app reports at the end of a trip.
+public struct TripReport: Sendable, Equatable {
+    /// Metres driven with the passenger (the taximeter's distance).
+    public var metres: Int64
+    /// Seconds waited for the passenger on the way; the wait at the pickup (arrival to
+    /// start) is added from the booking's history.
+    public var waitingOnTheWaySeconds: Int64
+    /// The OSM toll ways driven, when the app tracked them; nil prices the tolls of the
+    /// fastest route from pickup to destination.
+    public var tollWays: [Int64]?
+
+    /// A report.
+    public init(metres: Int64, waitingOnTheWaySeconds: Int64 = 0, tollWays: [Int64]? = nil) {
+        self.metres = metres; self.waitingOnTheWaySeconds = waitingOnTheWaySeconds; self.tollWays = tollWays
+    }
+}
+
+/// The invoice of a completed trip: the fare line by line and how it was paid, in minor units.
+public struct TripInvoice: Sendable, Equatable, Codable {
+    /// The booking.
+    public var booking: Int
+    /// The base fare.
+    public var base: Int64
+    /// The distance charge.
+    public var distance: Int64
+    /// The waiting charge.
+    public var waiting: Int64
+    /// Tolls.
+    public var tolls: Int64
+    /// The first-ride promotion taken off.
+    public var discount: Int64
+    /// What the passenger pays.
+    public var total: Int64
+    /// `wallet` or `cash`.
+    public var method: String
+    /// Paid from the wallet.
+    public var walletPaid: Int64
+    /// Paid in cash.
+    public var cashPaid: Int64
+    /// The company's commission.
+    public var commission: Int64
+}
+
+/// A passenger's rating of a completed trip.
+public struct Feedback: Sendable, Equatable {
+    /// The driver, 1 to 5.
+    public var driver: Int
+    /// The cab, 1 to 5.
+    public var cab: Int
+    /// The whole experience, 1 to 5.
+    public var experience: Int
+    /// Free text, at most 500 characters.
+    public var comment: String
+
+    /// A rating.
+    public init(driver: Int, cab: Int, experience: Int, comment: String = "") {
+        self.driver = driver; self.cab = cab; self.experience = experience; self.comment = comment
+    }
+}
+
+/// An offer of a booking to a driver, to accept or decline within the offer timeout.
+public struct DriverOffer: Sendable, Equatable {
+    /// The offer's id, for the answer.
+    public var id: UInt64
+    /// The driver offered.
+    public var driver: Int64
+    /// The cab.
+    public var cab: String
+    /// The booking.
+    public var booking: Int
+    /// The pickup.
+    public var pickup: Coordinate
+    /// The cab's ETA to the pickup.
+    public var etaSeconds: Double
+    /// When the offer lapses.
+    public var expires: Date
+}

@@ -1,0 +1,321 @@
+import Fares
+import Fleet
+import Foundation
+import Geodesy
+import Services
+import Storage
+import TaxiDispatch
+import Testing
+
+/// A harness with the Monaco city's bookings on its store and clock.
+struct BookingRig {
+    let h: Harness
+    let bookings: Bookings
+    let admin: String
+
+    init?(_ engine: Engine, settings: BookingSettings = BookingSettings()) async throws {
+        guard let h = try Harness(engine) else { return nil }
+        self.h = h
+        bookings = try Bookings(store: h.store, city: Monaco.city(settings), scheduler: h.clock)
+        admin = try await h.adminSession()
+    }
+
+    /// A driver on shift in a sedan at `position`, available.
+    func driver(_ n: Int, at position: Coordinate) async throws -> Int64 {
+        let d = try await h.driver(n, adminSession: admin).id
+        try await bookings.startShift(driver: d, cab: CabProfile(id: "cab-\(n)", type: .sedan, seats: 4))
+        try bookings.report(driver: d, position: position, at: h.clock.now())
+        try bookings.setAvailable(driver: d, true)
+        return d
+    }
+
+    /// A passenger with `balance` paise in the wallet.
+    func passenger(_ n: Int, balance: Int64 = 0) async throws -> Int64 {
+        let p = try await h.passenger(n).id
+        if balance > 0 {
+            _ = try await h.wallet.refill(passenger: p, amount: balance, paymentToken: "tok_visa", key: .random())
+        }
+        return p
+    }
+
+    func request(_ p: Int64, from: Coordinate = Monaco.casino, to: Coordinate = Monaco.palace, payment: PaymentMethod = .wallet) -> BookingRequest {
+        BookingRequest(passenger: p, pickup: from, destination: to, cabType: .sedan, payment: payment)
+    }
+
+    /// Accepts the one outstanding offer of `driver`.
+    func accept(_ driver: Int64) async throws {
+        let offers = bookings.offers(for: driver)
+        try #require(offers.count == 1, "offers: \(offers)")
+        try await bookings.answer(offer: offers[0].id, driver: driver, accept: true)
+    }
+
+    /// Outbox messages of a kind, as written (not yet sent).
+    func outbox(_ kind: NotificationKind) throws -> [[String: String]] {
+        try h.store.blockingRead { c in
+            try c.query("SELECT payload FROM outbox WHERE kind = ? ORDER BY id", [.text(kind.rawValue)]).map {
+                try JSONDecoder().decode([String: String].self, from: Data(try $0.string("payload").utf8))
+            }
+        }
+    }
+}
+
+@Suite("Bookings now and later, tracking, history, fares, feedback (000 UC05–07, 13, 14, 19, 22–24; 001; 004)")
+struct BookingsTests {
+    func key(_ s: String) throws -> IdempotencyKey { try IdempotencyKey(s) }
+
+    @Test("book now: the accepting cab is allocated, tracked, and the trip paid from the hold with waiting and the first-ride promotion",
+          arguments: Engine.allCases)
+    func bookNowEndToEnd(engine: Engine) async throws {
+        guard let r = try await BookingRig(engine) else { return }
+        let p = try await r.passenger(1, balance: 100_000)
+        let d = try await r.driver(1, at: Monaco.portHercule)
+        let estimate = try await r.bookings.estimate(r.request(p))
+        let booked = try await r.bookings.bookNow(r.request(p), key: key("b1"))
+        #expect(booked.state == .requested && booked.kind == .now && booked.estimate == estimate.total && estimate.discount > 0)
+        #expect((100_000...999_999).contains(booked.number))
+        #expect(try await r.h.wallet.balance(of: p) == WalletBalance(available: 100_000 - booked.estimate, held: booked.estimate))
+        // The driver is offered the booking, with its pickup, and accepts.
+        let offer = try #require(r.bookings.offers(for: d).first)
+        #expect(offer.booking == booked.number && offer.pickup.distance(to: Monaco.casino) < 1 && offer.etaSeconds > 0)
+        try await r.accept(d)
+        let allocated = try await r.bookings.booking(booked.number, for: p)
+        #expect(allocated.state == .allocated && allocated.cab == "cab-1" && allocated.driver == d && (allocated.etaSeconds ?? 0) > 0)
+        #expect(try r.outbox(.cabAllocated).map { $0["booking"] } == ["\(booked.number)"])
+        // Tracking: the cab's reported position, the road to the pickup and its time.
+        let t = try await r.bookings.track(booked.number, for: p)
+        #expect(t.cabPosition == Monaco.portHercule && t.remainingRoute.count > 1 && (t.etaSeconds ?? 0) > 0)
+        #expect(t.remainingRoute.last!.distance(to: Monaco.casino) < 50)
+        try await r.bookings.arrived(booked.number, driver: d)
+        r.h.clock.advance(by: 15 * 60)  // 15 minutes at the pickup: 5 past the free 10
+        try await r.bookings.started(booked.number, driver: d)
+        let startedTrack = try await r.bookings.track(booked.number, for: p)
+        #expect(startedTrack.remainingRoute.last!.distance(to: Monaco.palace) < 50)
+        let invoice = try await r.bookings.complete(booked.number, driver: d, trip: TripReport(metres: 2_345), key: key("c1"))
+        // The fare, by hand: 5000 + 1200 × 2.345 = 2814 + one started half hour of waiting
+        // (5000) = 12814; 10 % first ride = 1281.4 → 1281.
+        #expect(invoice.base == 5000 && invoice.distance == 2814 && invoice.waiting == 5000 && invoice.tolls == 0)
+        #expect(invoice.discount == 1281 && invoice.total == 12814 - 1281)
+        #expect(invoice.method == "wallet" && invoice.walletPaid == invoice.total && invoice.cashPaid == 0)
+        #expect(invoice.commission == (invoice.total * 20 + 50) / 100)
+        #expect(try await r.h.wallet.balance(of: p) == WalletBalance(available: 100_000 - invoice.total, held: 0))
+        // Repeated completion: the first invoice.
+        #expect(try await r.bookings.complete(booked.number, driver: d, trip: TripReport(metres: 2_345), key: key("c1")) == invoice)
+        #expect(try r.bookings.dispatcher.fleet.cab("cab-1").status == .available)
+        let history = try await r.bookings.history(of: booked.number, for: p)
+        #expect(history.map(\.state) == [.requested, .allocated, .arrived, .started, .completed])
+        #expect(history[3].time.timeIntervalSince(history[2].time) == 15 * 60)
+        let none = try await r.bookings.pending(for: p)
+        #expect(none.bookings.isEmpty && none.message == "No Pending Cabs for Passenger")
+        #expect(try await r.bookings.previous(for: p).bookings.map(\.number) == [booked.number])
+        // The second ride pays full price.
+        let again = try await r.bookings.estimate(r.request(p))
+        #expect(again.discount == 0 && again.total > estimate.total)
+        try r.h.expectSoundLedger()
+    }
+
+    @Test("book now with no cab in reach ends not served with the reason, and the hold is released", arguments: Engine.allCases)
+    func bookNowNotServed(engine: Engine) async throws {
+        guard let r = try await BookingRig(engine) else { return }
+        let p = try await r.passenger(2, balance: 50_000)
+        let b = try await r.bookings.bookNow(r.request(p), key: key("n1"))
+        r.h.clock.advance(by: 121)  // the 2-minute search limit
+        let ended = try await r.bookings.booking(b.number, for: p)
+        #expect(ended.state == .notServed && ended.reason == "no cab could reach the pickup within the ETA limit")
+        #expect(try await r.h.wallet.balance(of: p) == WalletBalance(available: 50_000, held: 0))
+        #expect(try r.outbox(.bookingNotServed).first?["reason"] == ended.reason)
+        #expect(try await r.bookings.history(of: b.number, for: p).map(\.state) == [.requested, .notServed])
+        // Outside every service area: the specification's words, nothing stored.
+        await #expect(throws: ServiceError.invalid(field: "pickup", reason: "present location is out of bounds of any service area")) {
+            _ = try await r.bookings.bookNow(r.request(p, from: Monaco.nice), key: key("n2"))
+        }
+        #expect(try await r.bookings.previous(for: p).bookings.count == 1)
+        try r.h.expectSoundLedger()
+    }
+
+    @Test("book later: 30 minutes to 3 days ahead, ±30 minutes conflicts, change and cancel until allocation 20 minutes before",
+          arguments: Engine.allCases)
+    func bookLater(engine: Engine) async throws {
+        guard let r = try await BookingRig(engine) else { return }
+        let p = try await r.passenger(3, balance: 200_000)
+        let now = r.h.clock.now()
+        await #expect(throws: ServiceError.invalid(field: "pickupTime", reason: "must be at least 30 minutes ahead")) {
+            _ = try await r.bookings.bookLater(r.request(p), at: now.addingTimeInterval(29 * 60 + 59), key: key("l0"))
+        }
+        await #expect(throws: ServiceError.invalid(field: "pickupTime", reason: "must be at most 3 days ahead")) {
+            _ = try await r.bookings.bookLater(r.request(p), at: now.addingTimeInterval(3 * 86_400 + 1), key: key("l0"))
+        }
+        let soonest = try await r.bookings.bookLater(r.request(p), at: now.addingTimeInterval(30 * 60), key: key("l1"))
+        let latest = try await r.bookings.bookLater(r.request(p), at: now.addingTimeInterval(3 * 86_400), key: key("l2"))
+        #expect(soonest.kind == .later && soonest.state == .requested && latest.state == .requested)
+        // ±30 minutes of another booking, inclusive, is refused; 30 min 1 s is not.
+        let middle = try await r.bookings.bookLater(r.request(p), at: now.addingTimeInterval(2 * 86_400), key: key("l3"))
+        for offset in [-30 * 60, 0, 30 * 60] as [TimeInterval] {
+            await #expect(throws: ServiceError.conflict("already a booking exists")) {
+                _ = try await r.bookings.bookLater(r.request(p), at: now.addingTimeInterval(2 * 86_400 + offset), key: .random())
+            }
+        }
+        _ = try await r.bookings.bookLater(r.request(p), at: now.addingTimeInterval(2 * 86_400 + 30 * 60 + 1), key: key("l5"))
+        // Booking now collides with the one in 30 minutes.
+        await #expect(throws: ServiceError.conflict("already a booking exists")) { _ = try await r.bookings.bookNow(r.request(p), key: key("l6")) }
+        // Change: a new destination and time; the hold follows the new estimate.
+        let heldBefore = try await r.h.wallet.balance(of: p).held
+        let changed = try await r.bookings.change(middle.number, for: p, BookingChange(destination: Monaco.stadium,
+                                                  pickupTime: now.addingTimeInterval(2 * 86_400 - 3600)), key: key("l7"))
+        let expected = try await r.bookings.estimate(r.request(p, to: Monaco.stadium)).total
+        #expect(changed.destination.distance(to: Monaco.stadium) < 0.01 && changed.estimate == expected && expected != middle.estimate)
+        #expect(try await r.h.wallet.balance(of: p).held == heldBefore - middle.estimate + changed.estimate)
+        // Cancel: the hold is released.
+        let cancelled = try await r.bookings.cancel(latest.number, for: p, key: key("l8"))
+        #expect(cancelled.state == .cancelled)
+        #expect(try await r.h.wallet.balance(of: p).held == heldBefore - middle.estimate + changed.estimate - latest.estimate)
+        // Allocation 20 minutes before: nothing is due yet; 10 minutes later the first is.
+        let d = try await r.driver(3, at: Monaco.portHercule)
+        #expect(try await r.bookings.runDue() == 0)
+        r.h.clock.advance(by: 10 * 60)
+        try r.bookings.report(driver: d, position: Monaco.portHercule, at: r.h.clock.now())  // drivers report every few seconds
+        #expect(try await r.bookings.runDue() == 1)
+        try await r.accept(d)
+        #expect(try await r.bookings.booking(soonest.number, for: p).state == .allocated)
+        #expect(try r.outbox(.pickupNotice).map { $0["booking"] } == ["\(soonest.number)"])
+        await #expect(throws: ServiceError.conflict("booking \(soonest.number) is already allocated")) {
+            _ = try await r.bookings.cancel(soonest.number, for: p, key: key("l9"))
+        }
+        await #expect(throws: ServiceError.conflict("booking \(soonest.number) is already allocated")) {
+            _ = try await r.bookings.change(soonest.number, for: p, BookingChange(destination: Monaco.stadium), key: key("l10"))
+        }
+        let pending = try await r.bookings.pending(for: p)
+        #expect(pending.message == nil && pending.bookings.map(\.pickupTime) == pending.bookings.map(\.pickupTime).sorted(by: >))
+        try r.h.expectSoundLedger()
+    }
+
+    @Test("the seeds' other rules are settings: 001 wants 2 hours ahead, 004 allows a week")
+    func perCitySettings() async throws {
+        guard let r = try await BookingRig(.sqlite, settings: .specification001) else { return }
+        let p = try await r.passenger(4, balance: 100_000)
+        let now = r.h.clock.now()
+        await #expect(throws: ServiceError.invalid(field: "pickupTime", reason: "must be at least 120 minutes ahead")) {
+            _ = try await r.bookings.bookLater(r.request(p), at: now.addingTimeInterval(3600), key: .random())
+        }
+        _ = try await r.bookings.bookLater(r.request(p), at: now.addingTimeInterval(2 * 3600), key: .random())
+        #expect(BookingSettings.specification004.maximumLead == 7 * 86_400 && BookingSettings.specification004.allocateBefore == 600)
+    }
+
+    @Test("booking ids are six random digits, unique, with no order to guess", arguments: Engine.allCases)
+    func bookingNumbers(engine: Engine) async throws {
+        guard let r = try await BookingRig(engine) else { return }
+        let p = try await r.passenger(5, balance: 0)
+        var numbers: [Int] = []
+        let start = r.h.clock.now()
+        for k in 0..<120 {  // an hour apart, within the 3 days
+            let b = try await r.bookings.bookLater(r.request(p, payment: .cash), at: start.addingTimeInterval(3600 + Double(k) * 1900), key: .random())
+            numbers.append(b.number)
+        }
+        #expect(Set(numbers).count == numbers.count && numbers.allSatisfy { (100_000...999_999).contains($0) })
+        // Sequential ids would rise every time; random ones rise about half the time.
+        let rises = zip(numbers, numbers.dropFirst()).filter { $0 < $1 }.count
+        #expect((35...85).contains(rises), "\(rises) rises in 119 steps")
+    }
+
+    @Test("a passenger sees only their own bookings; a driver answers only their own offers", arguments: Engine.allCases)
+    func ownership(engine: Engine) async throws {
+        guard let r = try await BookingRig(engine) else { return }
+        let p = try await r.passenger(6, balance: 50_000), q = try await r.passenger(7, balance: 50_000)
+        let d1 = try await r.driver(6, at: Monaco.portHercule), d2 = try await r.driver(7, at: Monaco.stadium)
+        let b = try await r.bookings.bookNow(r.request(p), key: key("o1"))
+        for call in [{ _ = try await r.bookings.booking(b.number, for: q) },
+                     { _ = try await r.bookings.cancel(b.number, for: q, key: .random()) },
+                     { _ = try await r.bookings.track(b.number, for: q) },
+                     { _ = try await r.bookings.history(of: b.number, for: q) }] as [@Sendable () async throws -> Void] {
+            await #expect(throws: ServiceError.notFound("booking \(b.number)")) { try await call() }
+        }
+        let offered = [d1, d2].first { !r.bookings.offers(for: $0).isEmpty }!
+        let other = offered == d1 ? d2 : d1
+        let offer = r.bookings.offers(for: offered)[0]
+        await #expect(throws: ServiceError.forbidden("offer \(offer.id) is another driver's")) {
+            try await r.bookings.answer(offer: offer.id, driver: other, accept: true)
+        }
+        await #expect(throws: ServiceError.notFound("booking \(b.number)")) { try await r.bookings.arrived(b.number, driver: other) }
+        // The same key with the same request: the same booking, one hold; with another request: refused.
+        let again = try await r.bookings.bookNow(r.request(p), key: key("o1"))
+        let held = try await r.h.wallet.balance(of: p).held
+        #expect(again.number == b.number && held == b.estimate)
+        await #expect(throws: ServiceError.idempotencyKeyReused("o1")) {
+            _ = try await r.bookings.bookNow(r.request(p, to: Monaco.stadium), key: key("o1"))
+        }
+    }
+
+    @Test("a short wallet pays cash: the driver collects the fare and owes the commission; tolls are on the invoice",
+          arguments: Engine.allCases)
+    func cashAndTolls(engine: Engine) async throws {
+        guard let r = try await BookingRig(engine) else { return }
+        let p = try await r.passenger(8, balance: 1_000)
+        let d = try await r.driver(8, at: Monaco.portHercule)
+        let b = try await r.bookings.bookNow(r.request(p), key: key("k1"))
+        #expect(b.payment == .cash && b.reason == "the wallet holds 1000, less than the estimate: pay cash")
+        try await r.accept(d)
+        try await r.bookings.arrived(b.number, driver: d)
+        try await r.bookings.started(b.number, driver: d)
+        let invoice = try await r.bookings.complete(b.number, driver: d, trip: TripReport(metres: 10_000, tollWays: [101431181, 101431177]),
+                                                    key: key("k2"))
+        // 5000 + 12000 = 17000, 10 % off = 1700; the La Turbie toll once, undiscounted.
+        #expect(invoice.tolls == 30_000 && invoice.discount == 1700 && invoice.total == 17_000 - 1700 + 30_000)
+        #expect(invoice.method == "cash" && invoice.cashPaid == invoice.total && invoice.walletPaid == 0)
+        #expect(try await r.h.wallet.balance(of: p) == WalletBalance(available: 1_000, held: 0))
+        try r.h.expectSoundLedger()
+    }
+
+    @Test("feedback once per completed booking, ratings 1 to 5; history older than two years is purged", arguments: Engine.allCases)
+    func feedbackAndRetention(engine: Engine) async throws {
+        guard let r = try await BookingRig(engine) else { return }
+        let p = try await r.passenger(9, balance: 100_000)
+        let d = try await r.driver(9, at: Monaco.portHercule)
+        let b = try await r.bookings.bookNow(r.request(p), key: .random())
+        await #expect(throws: ServiceError.conflict("booking \(b.number) is not completed")) {
+            try await r.bookings.giveFeedback(Feedback(driver: 5, cab: 5, experience: 5), on: b.number, for: p)
+        }
+        try await r.accept(d)
+        try await r.bookings.arrived(b.number, driver: d)
+        try await r.bookings.started(b.number, driver: d)
+        _ = try await r.bookings.complete(b.number, driver: d, trip: TripReport(metres: 3_000), key: .random())
+        for (f, field) in [(Feedback(driver: 0, cab: 5, experience: 5), "driver"), (Feedback(driver: 5, cab: 6, experience: 5), "cab"),
+                           (Feedback(driver: 5, cab: 5, experience: -1), "experience")] {
+            await #expect(throws: ServiceError.invalid(field: field, reason: "must be a rating from 1 to 5")) {
+                try await r.bookings.giveFeedback(f, on: b.number, for: p)
+            }
+        }
+        await #expect(throws: ServiceError.invalid(field: "comment", reason: "must be at most 500 characters")) {
+            try await r.bookings.giveFeedback(Feedback(driver: 5, cab: 4, experience: 3, comment: String(repeating: "x", count: 501)), on: b.number, for: p)
+        }
+        try await r.bookings.giveFeedback(Feedback(driver: 5, cab: 4, experience: 3, comment: "Quick; clean'); DROP TABLE feedback;--"), on: b.number, for: p)
+        await #expect(throws: ServiceError.conflict("feedback for booking \(b.number) was already given")) {
+            try await r.bookings.giveFeedback(Feedback(driver: 1, cab: 1, experience: 1), on: b.number, for: p)
+        }
+        #expect(try await r.bookings.feedback(on: b.number, for: p)?.comment == "Quick; clean'); DROP TABLE feedback;--")
+        // Two years on, the trip is still kept; a day later it is gone, history and all.
+        r.h.clock.advance(by: 730 * 86_400)
+        #expect(try await r.bookings.purgeHistory() == 0)
+        r.h.clock.advance(by: 86_400)
+        #expect(try await r.bookings.purgeHistory() == 1)
+        await #expect(throws: ServiceError.notFound("booking \(b.number)")) { _ = try await r.bookings.booking(b.number, for: p) }
+        try r.h.expectSoundLedger()
+    }
+
+    @Test("a new process resumes: cabs on shift rejoin and open searches are searched again", arguments: Engine.allCases)
+    func resume(engine: Engine) async throws {
+        guard let r = try await BookingRig(engine) else { return }
+        let p = try await r.passenger(10, balance: 100_000)
+        _ = try await r.driver(10, at: Monaco.portHercule)
+        let b = try await r.bookings.bookNow(r.request(p), key: .random())
+        // The process stops; another starts on the same store.
+        let next = try Bookings(store: r.h.store, city: Monaco.city(), scheduler: r.h.clock)
+        try await next.resume()
+        #expect(try next.dispatcher.fleet.cab("cab-10").status == .unattended)
+        let d = try #require(try await r.h.store.read { c in try c.first("SELECT driver_id FROM cab_drivers", [])?.int64("driver_id") })
+        try next.report(driver: d, position: Monaco.portHercule, at: r.h.clock.now())
+        try next.setAvailable(driver: d, true)
+        let offer = try #require(next.offers(for: d).first)
+        #expect(offer.booking == b.number)
+        try await next.answer(offer: offer.id, driver: d, accept: true)
+        #expect(try await next.booking(b.number, for: p).state == .allocated)
+    }
+}
