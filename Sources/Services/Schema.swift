@@ -8,7 +8,7 @@ import Storage
 /// rather than written.
 public enum ServiceSchema {
     /// Every migration, oldest first.
-    public static let migrations: [Migration] = [version1, version2, version3]
+    public static let migrations: [Migration] = [version1, version2, version3, version4]
 
     /// The schema version this build writes.
     public static var version: Int { migrations.count }
@@ -211,6 +211,44 @@ public enum ServiceSchema {
             experience_rating BIGINT NOT NULL CHECK (experience_rating BETWEEN 1 AND 5),
             comment TEXT NOT NULL,
             created_ms BIGINT NOT NULL
+        )
+        """,
+    ])
+
+    /// Ride requests (002) with their grid-cell index, and drivers' acceptances.
+    static let version4 = Migration(version: 4, name: "ride-requests", statements: [
+        """
+        CREATE TABLE ride_requests (
+            id %ID%,
+            client_id TEXT NOT NULL,
+            fingerprint TEXT NOT NULL,
+            rider_id BIGINT NOT NULL REFERENCES users (id),
+            status TEXT NOT NULL CHECK (status IN ('open', 'accepted', 'confirmed', 'completed', 'paid', 'cancelled')),
+            source_lat_e7 BIGINT NOT NULL CHECK (source_lat_e7 BETWEEN -900000000 AND 900000000),
+            source_lon_e7 BIGINT NOT NULL CHECK (source_lon_e7 BETWEEN -1800000000 AND 1800000000),
+            dest_lat_e7 BIGINT NOT NULL CHECK (dest_lat_e7 BETWEEN -900000000 AND 900000000),
+            dest_lon_e7 BIGINT NOT NULL CHECK (dest_lon_e7 BETWEEN -1800000000 AND 1800000000),
+            cell BIGINT NOT NULL,
+            source_address TEXT NOT NULL,
+            dest_address TEXT NOT NULL,
+            description TEXT NOT NULL,
+            fare BIGINT NOT NULL CHECK (fare > 0),
+            metres BIGINT NOT NULL CHECK (metres >= 0),
+            driver_id BIGINT REFERENCES users (id),
+            created_ms BIGINT NOT NULL,
+            updated_ms BIGINT NOT NULL,
+            UNIQUE (rider_id, client_id)
+        )
+        """,
+        "CREATE INDEX ride_requests_by_cell ON ride_requests (status, cell)",
+        """
+        CREATE TABLE ride_acceptances (
+            request_id BIGINT NOT NULL REFERENCES ride_requests (id),
+            driver_id BIGINT NOT NULL REFERENCES users (id),
+            client_id TEXT NOT NULL,
+            created_ms BIGINT NOT NULL,
+            PRIMARY KEY (request_id, driver_id),
+            UNIQUE (driver_id, client_id)
         )
         """,
     ])
