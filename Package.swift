@@ -99,6 +99,7 @@ let package = Package(
             dependencies: [
                 "Zones", "ZoneImport", "WayfareTestKit", "Geodesy", "GeoJSON", "Projection", "Geometry", "SpatialIndex", "Fleet",
                 "CSVFile", "OSM", "RoadGraph", "Geocoding", "BinaryFile", "TaxiDispatch", "CitySimulation",
+                "Fares", "Storage", "PostgresStorage", "Services",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "BackendExample", dependencies: ["Geodesy", "Zones", "Fleet", "RoadGraph", "Geocoding", "TaxiDispatch"],

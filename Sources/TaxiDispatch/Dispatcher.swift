@@ -506,7 +506,9 @@ public final class Dispatcher: Sendable {
     }
 
     /// Gathers candidates from the given zones' queues and gives them ETAs.
-    func candidates(_ s: inout DispatchState, _ id: RequestID, zones zoneList: [Int], now: Date) -> [Candidate] {
+    /// With `nearestOverall`, only the `maxCandidates` nearest of all gathered get ETAs.
+    func candidates(_ s: inout DispatchState, _ id: RequestID, zones zoneList: [Int], now: Date,
+                    nearestOverall: Bool = false) -> [Candidate] {
         guard let r = s.requests[id] else { return [] }
         let cutoff = now.addingTimeInterval(-fleet.configuration.staleAfter)
         let limit = r.parameters.maxCandidates
@@ -532,6 +534,11 @@ public final class Dispatcher: Sendable {
                     .sorted { ($0.1, s.cabs[$0.0].queueTicket) < ($1.1, s.cabs[$1.0].queueTicket) }.prefix(limit).map(\.0))
             }
             slots += zoneSlots
+        }
+        if nearestOverall && slots.count > limit {
+            let pickup = r.request.pickup
+            slots = Array(slots.map { ($0, s.cabs[$0].position!.distance(to: pickup)) }
+                .sorted { ($0.1, s.cabs[$0.0].queueTicket) < ($1.1, s.cabs[$1.0].queueTicket) }.prefix(limit).map(\.0))
         }
         var snaps: [Snap?] = []
         snaps.reserveCapacity(slots.count)
@@ -580,7 +587,10 @@ public final class Dispatcher: Sendable {
             end(&s, id, .notServed(r.offersMade == 0 ? .noTaxiAvailable : .noTaxiAccepted), now: now, effects: &effects)
             return
         }
-        var list = candidates(&s, id, zones: [r.zone], now: now)
+        // A pickup inside a service area but outside every taxi zone has no queue of its
+        // own: every zone's queue is searched (nearest first), so it is still served.
+        var list = r.zone >= 0 ? candidates(&s, id, zones: [r.zone], now: now)
+            : candidates(&s, id, zones: Array(s.queues.indices), now: now, nearestOverall: true)
         policy.rank(&list, for: r.request)
         if list.isEmpty && r.parameters.neighbourZones && r.zone >= 0 {
             // Neighbouring zones, nearest first by ETA: a zone's best candidate sets its order.

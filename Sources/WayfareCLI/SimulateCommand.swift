@@ -85,7 +85,10 @@ struct SimulateCommand: ParsableCommand {
         print(summary)
     }
 
-    func loadCity() throws -> (ZoneSet, RoadNetwork) {
+    func loadCity() throws -> (ZoneSet, RoadNetwork) { try Self.loadCity(graph: graph, zones: zones) }
+
+    /// The city of `--graph` and `--zones`, or Monaco from `Data/` when neither is given.
+    static func loadCity(graph: String?, zones: String?) throws -> (ZoneSet, RoadNetwork) {
         switch (graph, zones) {
         case let (g?, z?):
             return (try loadZones(z, source: try ZoneSourceOptions.parse([])), try loadGraph(g))

@@ -318,4 +318,18 @@ struct BookingsTests {
         try await next.answer(offer: offer.id, driver: d, accept: true)
         #expect(try await next.booking(b.number, for: p).state == .allocated)
     }
+
+    @Test("a pickup in the service area but outside every taxi zone is still served, from the nearest queues")
+    func pickupOutsideEveryZone() async throws {
+        guard let r = try await BookingRig(.sqlite) else { return }
+        let network = Monaco.network
+        let zoneless = try #require((0..<network.nodeCount).lazy.map { network.coordinate(ofNode: $0) }.first {
+            (try? Monaco.zones.serviceArea(containing: $0))?.name == "Beausoleil" && Monaco.zones.zoneIndex(longitude: $0.longitude, latitude: $0.latitude) < 0 && $0.distance(to: Monaco.palace) > 500
+        })
+        let p = try await r.passenger(11, balance: 100_000)
+        let d = try await r.driver(11, at: Monaco.portHercule)
+        let b = try await r.bookings.bookNow(r.request(p, from: zoneless), key: .random())
+        try await r.accept(d)
+        #expect(try await r.bookings.booking(b.number, for: p).state == .allocated)
+    }
 }

@@ -17,7 +17,9 @@ enum Monaco {
     static let network: RoadNetwork = try! RoadNetwork.importOSM(path: data.appendingPathComponent("monaco.osm.pbf").path).0
     static let sedan = FareRate(base: 5000, perKilometre: 1200)
     static let fares = FareChart(currency: "INR", rates: ["Monaco": ["Sedan": sedan, "Hatchback": FareRate(base: 4000, perKilometre: 1000),
-                                                                     "Tata Nano": FareRate(base: 2500, perKilometre: 800)]])
+                                                                     "Tata Nano": FareRate(base: 2500, perKilometre: 800)],
+                                           // A French neighbour in the service areas but outside Monaco's ward zones.
+                                           "Beausoleil": ["Sedan": FareRate(base: 6000, perKilometre: 1300)]])
     /// The A8's La Turbie barrier, priced for the test (the extract's toll ways are cut off
     /// from Monaco's streets, so trips report them explicitly).
     static let tolls = try! TollList(currency: "INR", tolls: [.init(name: "La Turbie", ways: [101431177, 101431181], prices: ["Sedan": 30_000], defaultPrice: 25_000)])
