@@ -41,6 +41,7 @@ public struct TollList: Sendable, Equatable {
         /// Toll ways on the route the list does not price.
         public var unpriced: [Int64]
 
+        /// Equal totals, lines and unpriced ways.
         public static func == (a: Charge, b: Charge) -> Bool {
             a.total == b.total && a.unpriced == b.unpriced && a.lines.map(\.name) == b.lines.map(\.name)
                 && a.lines.map(\.amount) == b.lines.map(\.amount)
@@ -70,7 +71,7 @@ public struct TollList: Sendable, Equatable {
     /// No tolls: every toll way is unpriced.
     public static func none(currency: String) -> TollList { try! TollList(currency: currency, tolls: []) }
 
-    /// The charge for driving `ways` (a route's ``RoadGraph/Route/tollWays``) in a cab of `type`.
+    /// The charge for driving `ways` (a route's `tollWays`) in a cab of `type`.
     /// - Throws: `noRate` when a toll has no price for the type and no default.
     public func charge(for ways: [Int64], type: CabType) throws(FareError) -> Charge {
         var charge = Charge(total: 0, lines: [], unpriced: [])

@@ -8,7 +8,7 @@ import TaxiDispatch
 import Zones
 
 /// Bookings now and later, from the fare estimate to the paid trip (000 UC05–07, 19, 22–24;
-/// 001; 004), on the city's ``TaxiDispatch/Dispatcher`` and any store.
+/// 001; 004), on the city's `Dispatcher` (TaxiDispatch) and any store.
 ///
 /// The engine decides which cab and how long; this service keeps the rules and the records:
 /// - **Now**: the booking is stored, the estimate held in the wallet, and the dispatcher
