@@ -116,9 +116,11 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
                 release(connection, healthy: healthy)
                 if case StoreError.conflict = error, attempt < maxRetries {
                     attempt += 1
-                    // Back off a little, with jitter, so that the same transactions do not
-                    // collide again in lockstep.
-                    usleep(UInt32.random(in: 0...UInt32(min(attempt, 10) * 2_000)))
+                    // Back off exponentially (1 ms doubling to 200 ms) with full jitter, so
+                    // that transactions contending for the same rows (the company's ledger
+                    // accounts are in every settlement) spread out instead of colliding
+                    // again in lockstep.
+                    usleep(UInt32.random(in: 0...min(200_000, UInt32(1_000) << UInt32(min(attempt, 8)))))
                     continue
                 }
                 throw error
