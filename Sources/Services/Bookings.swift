@@ -49,9 +49,11 @@ public final class Bookings: Sendable {
         var unsaved: [(number: Int, outcome: Outcome)] = []
     }
 
-    /// The bookings of `city` on `store` (migrated to ``ServiceSchema``).
+    /// The bookings of `city` on `store`.
     ///
     /// - Parameters:
+    ///   - store: the store, migrated to ``ServiceSchema``.
+    ///   - city: the city served.
     ///   - wallet: the wallet settings (the commission taken at settlement).
     ///   - dispatch: the dispatcher's rules (offer timeout, search limit, 30-minute ETA limit).
     ///   - policy: how the dispatcher picks cabs.
