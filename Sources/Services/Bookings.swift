@@ -182,7 +182,7 @@ public final class Bookings: Sendable {
         let firstRide: Bool = try await serviceCall {
             try await store.read { c in try Self.isFirstRide(c, request.passenger) }
         }
-        return try fare(priced, firstRide: firstRide)
+        return try Self.fare(priced, chart: city.fares, firstRide: firstRide)
     }
 
     /// Books a cab now. The booking is stored and its estimate held; the dispatcher then
@@ -744,13 +744,10 @@ public final class Bookings: Sendable {
         return Priced(rate: rate, metres: Int64(route.distanceMetres.rounded()), tolls: charge.total)
     }
 
-    func fare(_ p: Priced, firstRide: Bool) throws(ServiceError) -> FareBreakdown {
-        do { return try Self.fare(p, chart: city.fares, firstRide: firstRide) } catch { throw .invalid(field: "destination", reason: "\(error)") }
-    }
-
-    static func fare(_ p: Priced, chart: FareChart, firstRide: Bool) throws -> FareBreakdown {
+    /// The fare of a priced trip; an amount too large for the chart is refused as the destination's fault.
+    static func fare(_ p: Priced, chart: FareChart, firstRide: Bool) throws(ServiceError) -> FareBreakdown {
         do { return try chart.fare(TripMeasure(metres: p.metres, tolls: p.tolls), at: p.rate, firstRide: firstRide) }
-        catch { throw ServiceError.invalid(field: "destination", reason: error.description) }
+        catch { throw .invalid(field: "destination", reason: error.description) }
     }
 
     static func isFirstRide(_ c: any SQLConnection, _ passenger: Int64) throws -> Bool {

@@ -249,8 +249,9 @@ public struct RideRequests: Sendable {
         if let v = search.minimumFare { sql += " AND fare >= ?"; arguments.append(.integer(v)) }
         if let v = search.maximumFare { sql += " AND fare <= ?"; arguments.append(.integer(v)) }
         sql += " ORDER BY created_ms DESC, id DESC LIMIT 5000"
+        // Acceptances are read only for the answers kept, not for every candidate row.
         let rows: [RideRequestRecord] = try await serviceCall { [sql, arguments] in
-            try await store.read { c in try c.query(sql, arguments).map { try Self.decode($0, c) } }
+            try await store.read { c in try c.query(sql, arguments).map { try Self.decode($0, c, withAcceptances: false) } }
         }
         let words = { (text: String?) in text.map(Self.words) ?? [] }
         let keywordWords = words(keyword), addressWords = words(address)
@@ -275,7 +276,13 @@ public struct RideRequests: Sendable {
             matches.append(RideMatch(request: r, metres: metres))
         }
         if search.near != nil { matches.sort { ($0.metres!, $0.request.id) < ($1.metres!, $1.request.id) } }
-        return Array(matches.prefix(search.limit))
+        var answers = Array(matches.prefix(search.limit))
+        let ids = answers.map(\.request.id)
+        let accepted: [Int64: [Int64]] = try await serviceCall {
+            try await store.read { c in try Self.acceptances(c, of: ids) }
+        }
+        for k in answers.indices { answers[k].request.acceptedBy = accepted[answers[k].request.id] ?? [] }
+        return answers
     }
 
     /// A driver accepts a request; several drivers may. The same (driver, client id) again
@@ -407,10 +414,21 @@ public struct RideRequests: Sendable {
         return row
     }
 
-    static func decode(_ row: Row, _ c: any SQLConnection) throws -> RideRequestRecord {
+    /// The drivers who accepted each request, in order, in one query.
+    static func acceptances(_ c: any SQLConnection, of ids: [Int64]) throws -> [Int64: [Int64]] {
+        guard !ids.isEmpty else { return [:] }
+        let marks = ids.map { _ in "?" }.joined(separator: ", ")
+        var out: [Int64: [Int64]] = [:]
+        for row in try c.query("SELECT request_id, driver_id FROM ride_acceptances WHERE request_id IN (\(marks)) ORDER BY created_ms, driver_id",
+                               ids.map { .integer($0) }) {
+            out[try row.int64("request_id"), default: []].append(try row.int64("driver_id"))
+        }
+        return out
+    }
+
+    static func decode(_ row: Row, _ c: any SQLConnection, withAcceptances: Bool = true) throws -> RideRequestRecord {
         let id = try row.int64("id")
-        let drivers = try c.query("SELECT driver_id FROM ride_acceptances WHERE request_id = ? ORDER BY created_ms, driver_id",
-                                  [.integer(id)]).map { try $0.int64("driver_id") }
+        let drivers = withAcceptances ? try acceptances(c, of: [id])[id] ?? [] : []
         func place(_ lat: String, _ lon: String) throws -> Coordinate {
             Coordinate(unchecked: Double(try row.int64(lat)) / 1e7, Double(try row.int64(lon)) / 1e7)
         }

@@ -270,10 +270,7 @@ public struct Wallet: Sendable {
         try Ledger.open(c, Ledger.wallet(passenger), normal: .credit, noOverdraft: true)
         let available = try balance(c, passenger).available
         if available < estimate {
-            try c.execute("""
-                INSERT INTO trip_payments (reference, passenger_id, method, held, status, created_ms, updated_ms)
-                VALUES (?, ?, 'cash', 0, 'held', ?, ?)
-                """, [.text(reference), .integer(passenger), .integer(now), .integer(now)])
+            try insertCashPayment(c, reference: reference, passenger: passenger, now: now)
             return .payCash(available: available)
         }
         let pending = try Ledger.hold(c, key: "hold:\(reference)", from: Ledger.wallet(passenger), to: Ledger.escrow,
@@ -293,6 +290,11 @@ public struct Wallet: Sendable {
             throw ServiceError.conflict("trip \(reference) already has a payment")
         }
         try Ledger.openCompanyAccounts(c)
+        try insertCashPayment(c, reference: reference, passenger: passenger, now: now)
+    }
+
+    /// The trip-payment row of a cash trip: nothing held, settled later.
+    private static func insertCashPayment(_ c: any SQLConnection, reference: String, passenger: Int64, now: Int64) throws {
         try c.execute("""
             INSERT INTO trip_payments (reference, passenger_id, method, held, status, created_ms, updated_ms)
             VALUES (?, ?, 'cash', 0, 'held', ?, ?)
