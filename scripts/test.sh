@@ -16,9 +16,9 @@ export WAYFARE_POSTGRES_URL
 echo "== PostgreSQL for the store tests on 127.0.0.1:$pgport"
 swift build --build-tests
 swift test --skip-build
-echo "== ThreadSanitizer: concurrent zone lookups, GEOS/PROJ per-thread contexts, fleet readers and writers, routers sharing a graph, the dispatcher under load, concurrent payments on both stores"
+echo "== ThreadSanitizer: concurrent zone lookups, GEOS/PROJ per-thread contexts, fleet readers and writers, routers sharing a graph, the dispatcher under load, concurrent payments and whole trips on both stores"
 # The filter must keep matching: the step fails unless it ran exactly the expected tests.
-expected_tsan_tests=6
+expected_tsan_tests=7
 log=$(mktemp)
 swift test --sanitize=thread --scratch-path .build-tsan \
     --filter "ConcurrencyTests|FleetConcurrencyTests|concurrentRoutersShareOneNetwork|DispatchConcurrencyTests|LedgerConcurrencyTests" 2>&1 | tee "$log"

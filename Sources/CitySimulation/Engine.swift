@@ -12,12 +12,6 @@ import Zones
 /// one thread that calls `run` (the virtual scheduler runs work on the advancing thread),
 /// so its state is never touched concurrently.
 final class Engine: @unchecked Sendable {
-    struct Leg {
-        var points: [Coordinate]
-        var cumulative: [Double]
-        var start: Date
-        var duration: Double
-    }
     enum Phase { case idle, toPickup, boarding, riding }
     struct SimCab {
         let id: String
@@ -99,16 +93,7 @@ final class Engine: @unchecked Sendable {
     // MARK: Cabs
 
     func position(of i: Int, at t: Date) -> Coordinate {
-        guard let leg = cabs[i].leg else { return cabs[i].position }
-        let share = leg.duration <= 0 ? 1 : min(1, max(0, t.timeIntervalSince(leg.start) / leg.duration))
-        let target = share * leg.cumulative.last!
-        var lo = 0, hi = leg.cumulative.count - 1
-        while lo < hi { let m = (lo + hi + 1) / 2; if leg.cumulative[m] <= target { lo = m } else { hi = m - 1 } }
-        guard lo + 1 < leg.points.count else { return leg.points[lo] }
-        let span = leg.cumulative[lo + 1] - leg.cumulative[lo]
-        let f = span > 0 ? (target - leg.cumulative[lo]) / span : 0
-        let a = leg.points[lo], b = leg.points[lo + 1]
-        return Coordinate(unchecked: a.latitude + f * (b.latitude - a.latitude), a.longitude + f * (b.longitude - a.longitude))
+        cabs[i].leg?.position(at: t) ?? cabs[i].position
     }
 
     /// Starts driving cab i to `target` now; `arrived` runs on arrival unless plans change.
@@ -125,10 +110,7 @@ final class Engine: @unchecked Sendable {
             scheduler.wake(at: now) { [self] in if cabs[i].generation == generation { arrived(self, i) } }
             return nil
         }
-        var cumulative = [0.0]
-        cumulative.reserveCapacity(route.geometry.count)
-        for (a, b) in zip(route.geometry, route.geometry.dropFirst()) { cumulative.append(cumulative.last! + a.distance(to: b)) }
-        cabs[i].leg = Leg(points: route.geometry, cumulative: cumulative, start: now, duration: route.durationSeconds)
+        cabs[i].leg = Leg(points: route.geometry, start: now, duration: route.durationSeconds)
         scheduler.wake(at: now.addingTimeInterval(route.durationSeconds)) { [self] in
             guard cabs[i].generation == generation else { return }
             cabs[i].position = cabs[i].leg?.points.last ?? cabs[i].position

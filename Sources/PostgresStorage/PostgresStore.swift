@@ -5,7 +5,7 @@ import Storage
 
 /// The store for many nodes: PostgreSQL through postgres-nio.
 ///
-/// It keeps a small pool of connections and runs each ``blockingWrite(_:)`` as a `SERIALIZABLE`
+/// It keeps a small pool of connections and runs each ``blockingWrite(locking:_:)`` as a `SERIALIZABLE`
 /// transaction: PostgreSQL then guarantees the outcome of some serial order, and when it
 /// cannot (SQLSTATE 40001 or 40P01) the store rolls back and runs the body again, a bounded
 /// number of times. Bodies are synchronous and do database work only, so running one again
@@ -61,13 +61,28 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
     }
 
     /// Runs `body` in a `SERIALIZABLE` transaction, again after a serialization failure.
-    public func blockingWrite<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
-        try transaction("BEGIN ISOLATION LEVEL SERIALIZABLE", body)
+    ///
+    /// `tables` are locked first, in `SHARE ROW EXCLUSIVE` mode, which each such lock
+    /// conflicts with: writers that name the same table take turns across every node, and
+    /// plain readers are not held up. `LOCK TABLE` takes no snapshot, so the transaction's
+    /// snapshot starts after the previous turn committed and the two cannot conflict.
+    /// - Throws: `StoreError/statement(_:)` when a table name is not a plain lowercase
+    ///   identifier (names come from code, never from input, but are checked anyway).
+    public func blockingWrite<T>(locking tables: [String], _ body: (any SQLConnection) throws -> T) throws -> T {
+        var begin = ["BEGIN ISOLATION LEVEL SERIALIZABLE"]
+        if !tables.isEmpty {
+            for table in tables where table.isEmpty || !table.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x5F }) {
+                throw StoreError.statement("cannot lock table \"\(table)\": not a lowercase identifier")
+            }
+            // Sorted, so that two transactions naming the same tables lock them in one order.
+            begin.append("LOCK TABLE \(Set(tables).sorted().joined(separator: ", ")) IN SHARE ROW EXCLUSIVE MODE")
+        }
+        return try transaction(begin, body)
     }
 
     /// Runs `body` in a read-only transaction on one snapshot.
     public func blockingRead<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
-        try transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+        try transaction(["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"], body)
     }
 
     /// Closes every idle connection; connections in use close when their transaction ends.
@@ -98,7 +113,7 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
         }
     }
 
-    private func transaction<T>(_ begin: String, _ body: (any SQLConnection) throws -> T) throws -> T {
+    private func transaction<T>(_ begin: [String], _ body: (any SQLConnection) throws -> T) throws -> T {
         slots.wait()
         defer { slots.signal() }
         var attempt = 0
@@ -106,7 +121,7 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
             let connection = try acquire()
             let session = PostgresSession(connection: connection, logger: logger)
             do {
-                try session.execute(begin, [])
+                for statement in begin { try session.execute(statement, []) }
                 let result = try body(session)
                 try session.execute("COMMIT", [])
                 release(connection, healthy: true)

@@ -163,7 +163,7 @@ public struct Accounts: Sendable {
         let hash = try await serviceCall { try await offThePool { try hasher.hash(password) } }
         let now = self.now
         return try await serviceCall {
-            try await store.write { c -> User in
+            try await store.write(locking: Ledger.turns) { c -> User in
                 // Checked first, so the answer names the field; the UNIQUE constraints stay
                 // as the guard against a race between two registrations.
                 if try c.first("SELECT id FROM users WHERE email = ?", [.text(email)]) != nil {

@@ -222,7 +222,7 @@ public final class Bookings: Sendable {
         let settings = city.settings, chart = city.fares
         let requestText = "\(request.passenger)|\(Self.e7(request.pickup))|\(Self.e7(request.destination))|\(request.cabType.name)|\(request.seats)|\(request.payment.rawValue)|\(kind.rawValue)|\(kind == .later ? pickupMs : 0)"
         let number: Int = try await serviceCall {
-            try await store.write { c in
+            try await store.write(locking: Ledger.turns) { c in
                 try Idempotency.once(c, key: key, operation: "book", request: requestText, now: now) {
                     try Users.require(c, request.passenger, role: .passenger)
                     try Self.refuseConflicts(c, passenger: request.passenger, at: pickupMs, window: settings.conflictWindow, except: nil)
@@ -366,7 +366,7 @@ public final class Bookings: Sendable {
             }
             if freeTheCab { try? dispatcher.setStatus(of: a.cab, to: .available) }
         case let .notServed(reason):
-            try store.blockingWrite { c in
+            try store.blockingWrite(locking: Ledger.turns) { c in
                 guard let row = try c.first("SELECT passenger_id, state, created_ms, revision FROM bookings WHERE number = ?",
                                             [.integer(Int64(number))]),
                       try row.string("state") == BookingState.requested.rawValue else { return }
@@ -438,7 +438,7 @@ public final class Bookings: Sendable {
     public func cancel(_ number: Int, for passenger: Int64, key: IdempotencyKey) async throws(ServiceError) -> Booking {
         let now = milliseconds(self.now)
         let _: Bool = try await serviceCall {
-            try await store.write { c in
+            try await store.write(locking: Ledger.turns) { c in
                 try Idempotency.once(c, key: key, operation: "cancel", request: "\(number)|\(passenger)", now: now) {
                     let row = try Self.ownRow(c, number, passenger)
                     let state = try row.string("state")
@@ -475,7 +475,7 @@ public final class Bookings: Sendable {
         let requested = request, wanted = current.payment
         let requestText = "\(number)|\(Self.e7(request.pickup))|\(Self.e7(request.destination))|\(pickupMs)"
         let _: Bool = try await serviceCall {
-            try await store.write { c in
+            try await store.write(locking: Ledger.turns) { c in
                 try Idempotency.once(c, key: key, operation: "change", request: requestText, now: now) {
                     let row = try Self.ownRow(c, number, passenger)
                     guard try row.string("state") == BookingState.requested.rawValue, try row.int64("dispatched") == 0 else {
@@ -625,7 +625,7 @@ public final class Bookings: Sendable {
         do { charge = try city.tolls.charge(for: tollWays, type: type) } catch { throw .conflict(error.description) }
         let now = milliseconds(self.now), chart = city.fares, percent = commissionPercent
         let invoice: TripInvoice = try await serviceCall {
-            try await store.write { c in
+            try await store.write(locking: Ledger.turns) { c in
                 try Idempotency.once(c, key: key, operation: "complete", request: "\(number)|\(driver)|\(trip.metres)|\(trip.waitingOnTheWaySeconds)|\(tollWays)", now: now) {
                     let row = try Self.driversRow(c, number, driver)
                     guard try row.string("state") == BookingState.started.rawValue else {

@@ -17,6 +17,12 @@ import Storage
 enum Ledger {
     enum Normal: String { case debit, credit }
 
+    /// What a transaction that moves money passes as `locking:` to the store: every such
+    /// transaction updates `escrow`, `revenue` or `gateway`, so on PostgreSQL they would
+    /// abort each other under `SERIALIZABLE`; taking turns on the accounts table makes
+    /// them wait instead, on every node (TigerBeetle, too, applies transfers one at a time).
+    static let turns = ["ledger_accounts"]
+
     static let escrow = "escrow"
     static let revenue = "revenue"
     static let gateway = "gateway"

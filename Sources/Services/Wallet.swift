@@ -193,7 +193,7 @@ public struct Wallet: Sendable {
     private func record(_ outcome: GatewayOutcome, intent: Int64) async throws(ServiceError) -> RefillResult {
         let now = self.now
         return try await serviceCall {
-            try await store.write { c -> RefillResult in
+            try await store.write(locking: Ledger.turns) { c -> RefillResult in
                 guard let row = try c.first(
                     "SELECT idempotency_key, request_hash, user_id, amount, status FROM payment_intents WHERE id = ?",
                     [.integer(intent)]) else { throw ServiceError.notFound("refill \(intent)") }
@@ -251,7 +251,7 @@ public struct Wallet: Sendable {
         }
         let now = self.now
         return try await serviceCall {
-            try await store.write { c in
+            try await store.write(locking: Ledger.turns) { c in
                 try Idempotency.once(c, key: key, operation: "hold", request: "\(reference)|\(passenger)|\(estimate)", now: now) {
                     try Self.holdFare(c, reference: reference, passenger: passenger, estimate: estimate, now: now)
                 }
@@ -316,7 +316,7 @@ public struct Wallet: Sendable {
         }
         let now = self.now, percent = settings.commissionPercent
         return try await serviceCall {
-            try await store.write { c in
+            try await store.write(locking: Ledger.turns) { c in
                 try Idempotency.once(c, key: key, operation: "settle", request: "\(reference)|\(fare)|\(driver)", now: now) {
                     try Self.settleFare(c, reference: reference, fare: fare, driver: driver,
                                         commissionPercent: percent, now: now)
@@ -382,7 +382,7 @@ public struct Wallet: Sendable {
         try Validate.reference(reference)
         let now = self.now
         let _: Bool = try await serviceCall {
-            try await store.write { c in
+            try await store.write(locking: Ledger.turns) { c in
                 try Idempotency.once(c, key: key, operation: "release", request: reference, now: now) {
                     try Self.releaseFare(c, reference: reference, now: now)
                     return true

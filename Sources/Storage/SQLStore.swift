@@ -52,10 +52,19 @@ public protocol SQLStore: Sendable {
     var dialect: SQLDialect { get }
     /// Runs `body` in a read-write transaction; blocks the calling thread until it commits.
     ///
-    /// Services call the async ``write(_:)``, which runs this on a Dispatch worker; the
-    /// blocking form is for command-line tools, migrations and tests.
+    /// Services call the async ``write(locking:_:)``, which runs this on a Dispatch worker;
+    /// the blocking form is for command-line tools, migrations and tests.
+    ///
+    /// - Parameters:
+    ///   - tables: tables whose writers take turns: the transaction waits, before it reads
+    ///     anything, until no other transaction that names one of them is running, on any
+    ///     node. Why: rows that every transaction of a kind updates (the company's ledger
+    ///     accounts are in every payment) make concurrent serializable transactions abort
+    ///     each other; taking turns up front turns those aborts into short waits. SQLite
+    ///     already runs one writer at a time and ignores it.
+    ///   - body: the work, run once (again after a serialization failure on PostgreSQL).
     @discardableResult
-    func blockingWrite<T>(_ body: (any SQLConnection) throws -> T) throws -> T
+    func blockingWrite<T>(locking tables: [String], _ body: (any SQLConnection) throws -> T) throws -> T
     /// Runs `body` in a read-only transaction that sees one consistent snapshot.
     func blockingRead<T>(_ body: (any SQLConnection) throws -> T) throws -> T
     /// Closes the store's connections. Later calls throw ``StoreError/closed``.
@@ -63,11 +72,23 @@ public protocol SQLStore: Sendable {
 }
 
 extension SQLStore {
+    /// Runs `body` in a read-write transaction that takes turns with no other writer; blocks
+    /// the calling thread until it commits.
+    @discardableResult
+    public func blockingWrite<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try blockingWrite(locking: [], body)
+    }
+
     /// Runs `body` in a read-write transaction without blocking a Swift concurrency thread:
     /// the blocking call runs on a Dispatch worker.
+    ///
+    /// - Parameters:
+    ///   - tables: tables whose writers take turns (see ``blockingWrite(locking:_:)``).
+    ///   - body: the work.
     @discardableResult
-    public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
-        try await offThePool { try self.blockingWrite(body) }
+    public func write<T: Sendable>(locking tables: [String] = [],
+                                   _ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
+        try await offThePool { try self.blockingWrite(locking: tables, body) }
     }
 
     /// Runs `body` in a read-only transaction without blocking a Swift concurrency thread.

@@ -54,8 +54,9 @@ public final class SQLiteStore: SQLStore, @unchecked Sendable {
         return pool
     }
 
-    /// Runs `body` in an immediate write transaction and commits before returning.
-    public func blockingWrite<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+    /// Runs `body` in an immediate write transaction and commits before returning. SQLite
+    /// runs one writer at a time, so `tables` has nothing to add and is ignored.
+    public func blockingWrite<T>(locking tables: [String], _ body: (any SQLConnection) throws -> T) throws -> T {
         let pool = try openPool()
         return try Self.translatingErrors {
             try pool.write { db in try body(SQLiteConnection(db: db)) }

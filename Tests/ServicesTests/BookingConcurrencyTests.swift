@@ -1,0 +1,83 @@
+import Fleet
+import Foundation
+import Geodesy
+import Services
+import Storage
+import TaxiDispatch
+import Testing
+
+/// Whole trips booked, allocated, driven and paid by several passengers at once, on both
+/// stores: every trip lands once, and the money adds up. On PostgreSQL this is the case
+/// that once failed (every settlement updates the company's accounts, and concurrent
+/// `SERIALIZABLE` transactions aborted each other past every retry). Also run under
+/// ThreadSanitizer (scripts/test.sh).
+@Suite("BookingConcurrencyTests: whole trips from concurrent passengers on both stores")
+struct BookingConcurrencyTests {
+    struct Trip: Sendable { var passenger: Int64; var invoice: TripInvoice }
+
+    @Test("4 passengers book, ride and pay 5 trips each at once; all complete and the ledger balances", arguments: Engine.allCases)
+    func concurrentTrips(engine: Engine) async throws {
+        guard let h = try Harness(engine) else { return }
+        let offers = Locked<[Int: DriverOffer]>([:])
+        let bookings = try Bookings(store: h.store, city: Monaco.city(), scheduler: h.clock,
+                                    offers: { o in offers.withLock { $0[o.booking] = o } })
+        let admin = try await h.adminSession()
+        let places = [Monaco.casino, Monaco.palace, Monaco.stadium, Monaco.portHercule]
+        for n in 1...8 {
+            let d = try await h.driver(n, adminSession: admin).id
+            try await bookings.startShift(driver: d, cab: CabProfile(id: "cab-\(n)", type: .sedan, seats: 4))
+            try bookings.report(driver: d, position: places[n % places.count], at: h.clock.now())
+            try bookings.setAvailable(driver: d, true)
+        }
+        let workers = 4, tripsEach = 5, topUp: Int64 = 500_000
+        var passengers: [Int64] = []
+        for n in 1...workers {
+            let p = try await h.passenger(n).id
+            _ = try await h.wallet.refill(passenger: p, amount: topUp, paymentToken: "tok_visa", key: .random())
+            passengers.append(p)
+        }
+        let riders = passengers
+        let trips: [Trip] = try await withThrowingTaskGroup(of: [Trip].self) { group in
+            for w in 0..<workers {
+                group.addTask {
+                    var out: [Trip] = []
+                    for t in 0..<tripsEach {
+                        let from = places[(w + t) % places.count], to = places[(w + t + 1) % places.count]
+                        let b = try await bookings.bookNow(BookingRequest(passenger: riders[w], pickup: from, destination: to, cabType: .sedan),
+                                                           key: try IdempotencyKey("book-\(w)-\(t)"))
+                        let offer = try #require(offers.withLock { $0.removeValue(forKey: b.number) }, "booking \(b.number) got no offer")
+                        try await bookings.answer(offer: offer.id, driver: offer.driver, accept: true)
+                        try await bookings.arrived(b.number, driver: offer.driver)
+                        try await bookings.started(b.number, driver: offer.driver)
+                        let metres = Int64(from.distance(to: to) * 1.4)
+                        let invoice = try await bookings.complete(b.number, driver: offer.driver, trip: TripReport(metres: metres),
+                                                                  key: try IdempotencyKey("complete-\(w)-\(t)"))
+                        out.append(Trip(passenger: riders[w], invoice: invoice))
+                    }
+                    return out
+                }
+            }
+            var all: [Trip] = []
+            for try await part in group { all += part }
+            return all
+        }
+
+        #expect(trips.count == workers * tripsEach)
+        #expect(Set(trips.map(\.invoice.booking)).count == trips.count, "every booking number is its own")
+        for trip in trips {
+            let b = try await bookings.booking(trip.invoice.booking, for: trip.passenger)
+            #expect(b.state == .completed && b.fare == trip.invoice.total)
+        }
+        let audit = try LedgerAudit.run(on: h.store)
+        #expect(audit.isSound, "\(audit)")
+        #expect(audit.totalDebitsPending == 0, "every hold was settled")
+        for p in riders {
+            let paid = trips.filter { $0.passenger == p }.reduce(Int64(0)) { $0 + $1.invoice.walletPaid }
+            #expect(try await h.wallet.balance(of: p) == WalletBalance(available: topUp - paid, held: 0))
+        }
+        let revenue = try await h.store.read { c in
+            try c.first("SELECT credits_posted - debits_posted AS b FROM ledger_accounts WHERE id = 'revenue'")!.int64("b")
+        }
+        #expect(revenue == trips.reduce(0) { $0 + $1.invoice.commission })
+    }
+}
