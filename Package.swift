@@ -18,6 +18,7 @@ import PackageDescription
 //   Storage                     the store protocol, migrations, and the SQLite store (GRDB)
 //   PostgresStorage             the PostgreSQL store (postgres-nio); only backends that ask for it build SwiftNIO
 //   Services                    accounts, wallet ledger, bookings and the rest, on any store
+//   ServiceSimulation           a city at work through the services: bookings, payments, revenue
 //   WayfareTestKit              seeded fixtures and baselines for tests, benchmarks and samples
 //   WayfareCLI                  the `wayfare` command line
 let package = Package(
@@ -42,6 +43,7 @@ let package = Package(
         .library(name: "Storage", targets: ["Storage"]),
         .library(name: "PostgresStorage", targets: ["PostgresStorage"]),
         .library(name: "Services", targets: ["Services"]),
+        .library(name: "ServiceSimulation", targets: ["ServiceSimulation"]),
         // Fixtures and baselines for the benchmark package; not part of the engine.
         .library(name: "WayfareTestKit", targets: ["WayfareTestKit"]),
         .executable(name: "wayfare", targets: ["WayfareCLI"]),
@@ -92,6 +94,8 @@ let package = Package(
                                                  .product(name: "Crypto", package: "swift-crypto"),
                                                  .product(name: "_CryptoExtras", package: "swift-crypto")],
                 exclude: ["README.md", "CommonPasswords/common-passwords.txt", "CommonPasswords/PROVENANCE.md"]),
+        .target(name: "ServiceSimulation", dependencies: ["Services", "Storage", "CitySimulation", "TaxiDispatch", "Fleet", "Zones",
+                                                          "RoadGraph", "Geodesy"], exclude: ["README.md"]),
         .target(name: "WayfareTestKit", dependencies: ["Geodesy", "GeoJSON", "Zones", "Geometry", "SpatialIndex", "RoadGraph", "Geocoding"],
                 exclude: ["README.md"]),
         .executableTarget(
@@ -99,7 +103,7 @@ let package = Package(
             dependencies: [
                 "Zones", "ZoneImport", "WayfareTestKit", "Geodesy", "GeoJSON", "Projection", "Geometry", "SpatialIndex", "Fleet",
                 "CSVFile", "OSM", "RoadGraph", "Geocoding", "BinaryFile", "TaxiDispatch", "CitySimulation",
-                "Fares", "Storage", "PostgresStorage", "Services",
+                "Fares", "Storage", "PostgresStorage", "Services", "ServiceSimulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "BackendExample", dependencies: ["Geodesy", "Zones", "Fleet", "RoadGraph", "Geocoding", "TaxiDispatch"],
@@ -123,7 +127,7 @@ let package = Package(
         // The child process of the ledger crash test: pays until it is killed.
         .executableTarget(name: "LedgerCrashWorker", dependencies: ["Services", "Storage", "PostgresStorage"],
                           path: "Tests/LedgerCrashWorker"),
-        .testTarget(name: "ServicesTests", dependencies: ["Storage", "PostgresStorage", "Services", "Fares", "Zones", "ZoneImport", "Fleet", "RoadGraph", "TaxiDispatch", "Geodesy", "TestSupport"]),
+        .testTarget(name: "ServicesTests", dependencies: ["Storage", "PostgresStorage", "Services", "ServiceSimulation", "CitySimulation", "Fares", "Zones", "ZoneImport", "Fleet", "RoadGraph", "TaxiDispatch", "Geodesy", "TestSupport"]),
         .testTarget(name: "FaresTests", dependencies: ["Fares", "Zones", "ZoneImport", "Fleet", "RoadGraph", "Geodesy", "TestSupport"]),
         .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "BackendExample", "Geodesy", "GeoJSON", "Zones", "RoadGraph", "TestSupport"]),
     ],

@@ -78,6 +78,13 @@ public struct CitySimulation {
         public var toPickup: [Coordinate], ride: [Coordinate]
         /// The ETA when assigned and the seconds the cab really took to arrive.
         public var etaSeconds: Double, arrivalSeconds: Double
+
+        /// A ride as given (the services' simulation makes them too).
+        public init(request: UInt64, cab: String, pickup: Coordinate, dropOff: Coordinate, toPickup: [Coordinate],
+                    ride: [Coordinate], etaSeconds: Double, arrivalSeconds: Double) {
+            self.request = request; self.cab = cab; self.pickup = pickup; self.dropOff = dropOff
+            self.toPickup = toPickup; self.ride = ride; self.etaSeconds = etaSeconds; self.arrivalSeconds = arrivalSeconds
+        }
     }
 
     /// The run's figures.

@@ -635,7 +635,10 @@ public final class Bookings: Sendable {
                                             [.integer(Int64(number))])
                     let arrivedAt = try times.last { try $0.string("state") == "arrived" }?.int64("at_ms")
                     let startedAt = try times.last { try $0.string("state") == "started" }?.int64("at_ms")
-                    let atPickup = arrivedAt.flatMap { a in startedAt.map { max(0, ($0 - a) / 1000) } } ?? 0
+                    // Waiting is charged from the later of the cab's arrival and the time
+                    // booked: a cab early for a booking for later waits on its own time.
+                    let pickupMs = try row.int64("pickup_ms")
+                    let atPickup = arrivedAt.flatMap { a in startedAt.map { max(0, ($0 - max(a, pickupMs)) / 1000) } } ?? 0
                     let fare = try chart.fare(TripMeasure(metres: trip.metres, waitingSeconds: atPickup + trip.waitingOnTheWaySeconds,
                                                           tolls: charge.total), at: rate, firstRide: try row.bool("first_ride"))
                     let reference = Self.reference(number, created: try row.int64("created_ms"), revision: try row.int64("revision"))

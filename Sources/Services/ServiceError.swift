@@ -44,7 +44,7 @@ public enum ServiceError: Error, Equatable, Sendable, CustomStringConvertible {
 /// Runs `work`, passing ``ServiceError`` through and wrapping everything else, so that every
 /// public entry point throws one typed error.
 @discardableResult
-func serviceCall<T>(_ work: () async throws -> T) async throws(ServiceError) -> T {
+package func serviceCall<T>(_ work: () async throws -> T) async throws(ServiceError) -> T {
     do {
         return try await work()
     } catch let error as ServiceError {

@@ -49,6 +49,30 @@ public struct WalletBalance: Sendable, Equatable, Codable {
     }
 }
 
+/// The company's side of the ledger, in minor units (``Wallet/companyAccounts()``).
+public struct CompanyAccounts: Sendable, Equatable, Codable {
+    /// Commission earned: the revenue account's posted balance.
+    public var revenue: Int64
+    /// Estimates held from wallets for trips under way.
+    public var escrowHeld: Int64
+    /// What the payment gateway owes for approved card refills.
+    public var gatewayOwes: Int64
+    /// What the company owes its drivers, all together (a driver who collected cash owes
+    /// the commission back, which counts against it).
+    public var owedToDrivers: Int64
+    /// What the company owes its passengers: the sum of their posted wallet balances.
+    public var owedToPassengers: Int64
+
+    /// The accounts as given.
+    public init(revenue: Int64, escrowHeld: Int64, gatewayOwes: Int64, owedToDrivers: Int64, owedToPassengers: Int64) {
+        self.revenue = revenue
+        self.escrowHeld = escrowHeld
+        self.gatewayOwes = gatewayOwes
+        self.owedToDrivers = owedToDrivers
+        self.owedToPassengers = owedToPassengers
+    }
+}
+
 /// How a trip's fare was paid.
 public struct TripPayment: Sendable, Equatable, Codable {
     /// `wallet` or `cash`: how the trip was booked to be paid.
@@ -122,6 +146,28 @@ public struct Wallet: Sendable {
     static func balance(_ c: any SQLConnection, _ passenger: Int64) throws -> WalletBalance {
         guard let b = try Ledger.balances(c, Ledger.wallet(passenger)) else { return WalletBalance(available: 0, held: 0) }
         return WalletBalance(available: b.available, held: b.debitsPending)
+    }
+
+    /// The company's side of the ledger: what it earned, holds, is owed and owes. For the
+    /// back office (the admin pages, the simulator's summary); a read on one snapshot.
+    public func companyAccounts() async throws(ServiceError) -> CompanyAccounts {
+        try await serviceCall {
+            try await store.read { c in
+                let revenue = try Ledger.balances(c, Ledger.revenue)
+                let escrow = try Ledger.balances(c, Ledger.escrow)
+                let gateway = try Ledger.balances(c, Ledger.gateway)
+                let drivers = try c.first("""
+                    SELECT CAST(COALESCE(SUM(credits_posted - debits_posted), 0) AS BIGINT) AS owed
+                    FROM ledger_accounts WHERE id LIKE 'driver:%'
+                    """)?.int64("owed") ?? 0
+                let wallets = try c.first("""
+                    SELECT CAST(COALESCE(SUM(credits_posted - debits_posted), 0) AS BIGINT) AS owed
+                    FROM ledger_accounts WHERE id LIKE 'wallet:%'
+                    """)?.int64("owed") ?? 0
+                return CompanyAccounts(revenue: revenue?.posted ?? 0, escrowHeld: escrow?.creditsPending ?? 0,
+                                       gatewayOwes: gateway?.posted ?? 0, owedToDrivers: drivers, owedToPassengers: wallets)
+            }
+        }
     }
 
     // MARK: Refills

@@ -1,10 +1,14 @@
 import ArgumentParser
 import CitySimulation
 import CSVFile
+import Fares
 import Foundation
 import GeoJSON
 import Geodesy
 import RoadGraph
+import ServiceSimulation
+import Services
+import Storage
 import TaxiDispatch
 import ZoneImport
 import Zones
@@ -29,10 +33,16 @@ struct SimulateCommand: ParsableCommand {
             zones, the commune as the service area), imported first. The same seed gives \
             byte-identical trips.geojson, decisions.jsonl and drivers.csv, and the same \
             summary.json except for the measured wall times (decision_us, wall_seconds).
+
+            With --services, the passengers and drivers go through the services instead: \
+            accounts, wallets topped up, bookings now and for later, offers answered, trips \
+            completed and paid from the wallet or in cash, on a store (a new SQLite file in \
+            the output folder by default). It writes summary.json (bookings by outcome, \
+            revenue, cash share, ledger balance) and trips.geojson, and prints the summary.
             """)
     @Option(help: "A graph file (default: Monaco from Data/monaco).") var graph: String?
     @Option(help: "A zone file or GeoJSON of taxi zones (default: Monaco's wards).") var zones: String?
-    @Option(help: "Cabs in the fleet.") var cabs = 200
+    @Option(help: "Cabs in the fleet (default: 200; 40 with --services).") var cabs: Int?
     @Option(help: "Simulated hours.") var hours = 1.0
     @Option(help: "Ride requests over the run (default: 10 per cab per hour).") var requests: Int?
     @Option(help: "Random seed.") var seed: UInt64 = 42
@@ -42,8 +52,16 @@ struct SimulateCommand: ParsableCommand {
     @Option(name: .customLong("max-trips"), help: "Trips drawn in trips.geojson (the first served).") var maxTrips = 5000
     @Option(name: .customLong("out-dir"), help: "Folder for the outputs.") var outDir: String
     @Flag(help: "Print progress to stderr.") var progress = false
+    @Flag(help: "Book and pay through the services (accounts, wallet, bookings) on a store.") var services = false
+    @Option(help: "With --services: sqlite:PATH (a new file) or a postgres:// URL of an empty database (default: services.sqlite in --out-dir, made new).")
+    var store: String?
+    @Option(help: "With --services: passengers (default: 3 per cab).") var passengers: Int?
+    @Option(help: "With --services and --graph/--zones: the fare chart (default: Data/monaco/fares.json).") var fares: String?
 
     func run() throws {
+        if services { return try runBlocking { try await runServices() } }
+        guard store == nil, passengers == nil, fares == nil else { throw CLIError("--store, --passengers and --fares go with --services") }
+        let cabs = self.cabs ?? 200
         guard (1...2_000_000).contains(cabs) else { throw CLIError("--cabs must be between 1 and 2,000,000") }
         guard hours.isFinite, hours > 0, hours <= 48 else { throw CLIError("--hours must be more than 0 and at most 48") }
         let requestCount = requests ?? Int((Double(cabs) * 10 * hours).rounded())
@@ -86,6 +104,62 @@ struct SimulateCommand: ParsableCommand {
     }
 
     func loadCity() throws -> (ZoneSet, RoadNetwork) { try Self.loadCity(graph: graph, zones: zones) }
+
+    /// `--services`: the city at work through the services on a store.
+    func runServices() async throws {
+        let cabs = self.cabs ?? 40
+        guard (1...10_000).contains(cabs) else { throw CLIError("--cabs must be between 1 and 10,000 with --services") }
+        guard hours.isFinite, hours > 0, hours <= 24 else { throw CLIError("--hours must be more than 0 and at most 24 with --services") }
+        let passengerCount = passengers ?? cabs * 3
+        guard (1...100_000).contains(passengerCount) else { throw CLIError("--passengers must be between 1 and 100,000") }
+        let bookingCount = requests ?? Int((Double(cabs) * 6 * hours).rounded())
+        guard (0...1_000_000).contains(bookingCount) else { throw CLIError("--requests must be between 0 and 1,000,000 with --services") }
+        guard (0...1).contains(accept), (0...1).contains(decline), accept + decline <= 1 else {
+            throw CLIError("--accept and --decline must be chances between 0 and 1 that add up to at most 1")
+        }
+        guard maxTrips >= 0 else { throw CLIError("--max-trips must not be negative") }
+        let (zoneSet, network) = try loadCity()
+        let farePath = fares ?? "Data/monaco/fares.json"
+        let chart: FareChart
+        do { chart = try FareChart.load(path: farePath) } catch { throw CLIError(error.description) }
+        var tolls: TollList? = nil
+        if fares == nil, graph == nil, FileManager.default.fileExists(atPath: "Data/monaco/tolls.json") {
+            do { tolls = try TollList.load(path: "Data/monaco/tolls.json") } catch { throw CLIError(error.description) }
+        }
+        try createFolder(outDir)
+        func path(_ name: String) -> String { (outDir as NSString).appendingPathComponent(name) }
+        let address = try StoreAddress(parsing: store ?? "sqlite:" + path("services.sqlite"))
+        if case let .sqlite(file) = address {
+            guard !FileManager.default.fileExists(atPath: file) else {
+                throw CLIError("\(file): exists; the simulation needs a new store (remove it, or give another --store)")
+            }
+        }
+        let opened = try address.open()
+        defer { opened.close() }
+        do { try opened.migrate(ServiceSchema.migrations) } catch { throw CLIError("--store: \(error)") }
+        var config = ServiceSimulation.Configuration()
+        config.cabs = cabs; config.hours = hours; config.bookings = bookingCount; config.passengers = passengerCount
+        config.seed = seed; config.acceptProbability = accept; config.declineProbability = decline; config.keptTrips = maxTrips
+        let city = City(zones: zoneSet, network: network, fares: chart, tolls: tolls)
+        let backend: InProcessBackend
+        do { backend = try InProcessBackend(city: city, store: opened, start: ServiceSimulation.start, policy: policy.policy) }
+        catch { throw CLIError(error.description) }
+        let simulation = ServiceSimulation(zones: zoneSet, network: network, configuration: config)
+        let showProgress = progress
+        let result: ServiceSimulation.Result
+        do {
+            result = try await simulation.run(on: backend) { minute in
+                if showProgress && minute % 5 == 0 { note("simulated \(minute) min") }
+            }
+        } catch { throw CLIError("the simulation's setup failed: \(error)") }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let summary = String(decoding: try encoder.encode(result.summary), as: UTF8.self)
+        try writeOutput(summary + "\n", to: path("summary.json"))
+        try writeOutput(tripsGeoJSON(result.trips), to: path("trips.geojson"))
+        print(summary)
+        guard result.summary.ledgerBalanced else { throw CLIError("the ledger does not balance after the run") }
+    }
 
     /// The city of `--graph` and `--zones`, or Monaco from `Data/` when neither is given.
     static func loadCity(graph: String?, zones: String?) throws -> (ZoneSet, RoadNetwork) {

@@ -185,6 +185,15 @@ struct BookingsTests {
         }
         let pending = try await r.bookings.pending(for: p)
         #expect(pending.message == nil && pending.bookings.map(\.pickupTime) == pending.bookings.map(\.pickupTime).sorted(by: >))
+        // The cab comes 18 minutes early and the passenger boards 5 minutes after the time
+        // booked: waiting counts from the time booked, so the 5 minutes are free (counted
+        // from the arrival, 23 minutes would cost a block).
+        r.h.clock.advance(by: 2 * 60)
+        try await r.bookings.arrived(soonest.number, driver: d)
+        r.h.clock.advance(by: 23 * 60)
+        try await r.bookings.started(soonest.number, driver: d)
+        let invoice = try await r.bookings.complete(soonest.number, driver: d, trip: TripReport(metres: 2_000), key: key("l11"))
+        #expect(invoice.waiting == 0 && invoice.total > 0)
         try r.h.expectSoundLedger()
     }
 
