@@ -49,7 +49,7 @@ let package = Package(
         .executable(name: "wayfare", targets: ["WayfareCLI"]),
         // The README's Swift example: the engine without GEOS or PROJ.
         .executable(name: "wayfare-example", targets: ["BackendExample"]),
-        // The README's services example: accounts and a wallet on SQLite.
+        // The README's services example: accounts, a wallet and a booking in Monaco on SQLite.
         .executable(name: "wayfare-services-example", targets: ["ServicesExample"]),
     ],
     dependencies: [
@@ -108,7 +108,7 @@ let package = Package(
             ]),
         .executableTarget(name: "BackendExample", dependencies: ["Geodesy", "Zones", "Fleet", "RoadGraph", "Geocoding", "TaxiDispatch"],
                           path: "Examples/BackendExample"),
-        .executableTarget(name: "ServicesExample", dependencies: ["Services", "Storage"],
+        .executableTarget(name: "ServicesExample", dependencies: ["Services", "Storage", "Fares", "Fleet", "Geodesy", "RoadGraph", "TaxiDispatch", "ZoneImport"],
                           path: "Examples/ServicesExample"),
         .target(name: "TestSupport", dependencies: ["BinaryFile", "Geodesy"], path: "Tests/TestSupport"),
         .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"]),

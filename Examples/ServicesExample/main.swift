@@ -3,16 +3,26 @@
 //   wayfare-services-example [DATABASE]     (default: a new file in the temporary folder)
 //
 // It registers a passenger, logs in, refills the wallet through the test-mode gateway, holds
-// a fare, settles it, and prints the balances and the ledger audit.
+// a fare, settles it; then books a cab in Monaco (Data/monaco, read from the current folder),
+// lets the driver accept, drive and end the trip, and prints the invoice, the balances and
+// the ledger audit.
+import Fares
+import Fleet
 import Foundation
+import Geodesy
+import RoadGraph
 import Services
 import Storage
+import TaxiDispatch
+import ZoneImport
 
 let path = CommandLine.arguments.dropFirst().first
     ?? FileManager.default.temporaryDirectory.appendingPathComponent("wayfare-services-\(UUID().uuidString).sqlite").path
 let myNotifier = RecordingNotifier()
 let myGateway = TestModeGateway()
 let cardToken = "tok_visa"
+let casino = Coordinate(unchecked: 43.7393, 7.4277), palace = Coordinate(unchecked: 43.7314, 7.4197)
+let portHercule = Coordinate(unchecked: 43.7347, 7.4226)
 
 do {
     let store = try SQLiteStore(path: path)               // nothing to install
@@ -43,8 +53,29 @@ do {
     let paid = try await wallet.settleFare(reference: "482913", fare: 25_350, driver: driverID,
                                            key: try IdempotencyKey("settle-482913"))
 
+    // A city: Monaco's wards as taxi zones, its communes as service areas, its roads, its fares.
+    // The driver starts a shift and reports; Asha books now; the offer goes to the driver's app.
+    let (zones, _) = try ZoneImporter.load(zonesAt: "Data/monaco/wards.geojson", serviceAreasAt: "Data/monaco/communes.geojson")
+    let (roads, _) = try RoadNetwork.importOSM(path: "Data/monaco/monaco.osm.pbf")
+    let city = City(zones: zones, network: roads, fares: try FareChart.load(path: "Data/monaco/fares.json"))
+    let bookings = try Bookings(store: store, city: city)
+
+    try await bookings.startShift(driver: driverID, cab: CabProfile(id: "MC-42", type: .sedan, seats: 4))
+    try bookings.report(driver: driverID, position: portHercule, at: Date())
+    try bookings.setAvailable(driver: driverID, true)
+    let booking = try await bookings.bookNow(
+        BookingRequest(passenger: asha.id, pickup: casino, destination: palace, cabType: .sedan),
+        key: try IdempotencyKey("book-1c9e"))
+    let offer = bookings.offers(for: driverID)[0]
+    try await bookings.answer(offer: offer.id, driver: driverID, accept: true)
+    try await bookings.arrived(booking.number, driver: driverID)
+    try await bookings.started(booking.number, driver: driverID)
+    let invoice = try await bookings.complete(booking.number, driver: driverID,
+                                              trip: TripReport(metres: 1_650), key: try IdempotencyKey("trip-1c9e"))
+
     print("session: \(session.user.name), expires \(session.expires)")
     print("paid: fare \(paid.fare), wallet \(paid.walletPaid), cash \(paid.cashPaid), commission \(paid.commission)")
+    print("trip: fare \(invoice.total) (base \(invoice.base), distance \(invoice.distance), first ride -\(invoice.discount)), paid by \(invoice.method)")
     print("balance: \(try await wallet.balance(of: asha.id).available)")
     let audit = try LedgerAudit.run(on: store)
     print("ledger: \(audit.transfers) transfers, sound: \(audit.isSound)")

@@ -155,7 +155,7 @@ public struct ServiceSimulation: Sendable {
 
     /// Runs the city for the configured hours against `backend`, whose clock must stand at
     /// ``start``. `progress` hears each simulated minute.
-    /// - Throws: the first ``ServiceError`` of the setup (registering, topping up, starting
+    /// - Throws: the first `ServiceError` of the setup (registering, topping up, starting
     ///   shifts); errors during the run are counted in the summary instead.
     public func run(on backend: any TaxiBackend, progress: (@Sendable (Int) -> Void)? = nil) async throws(ServiceError) -> Result {
         let world = World(zones: zones, network: network, configuration: configuration, backend: backend)

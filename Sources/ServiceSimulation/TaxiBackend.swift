@@ -9,7 +9,7 @@ import TaxiDispatch
 /// of one city, in process (``InProcessBackend``) or over the network.
 ///
 /// Each call is one request a passenger's or driver's app makes; errors are the services'
-/// ``ServiceError``s, so a rule's refusal (a conflict, a lapsed offer) reads the same
+/// `ServiceError`s, so a rule's refusal (a conflict, a lapsed offer) reads the same
 /// whatever carries it. The backend's clock is virtual: ``advance(to:)`` moves it, and the
 /// dispatcher's timers (offer time-outs, search rounds) fire as it passes them.
 public protocol TaxiBackend: Sendable {
@@ -92,21 +92,25 @@ public final class InProcessBackend: TaxiBackend {
                                 offers: { offer in inbox.withLock { $0.append(offer) } })
     }
 
+    /// Advances the shared virtual clock, off the cooperative pool.
     public func advance(to date: Date) async throws(ServiceError) {
         // Off the cooperative pool: timers that fire write dispatch outcomes to the store.
         let scheduler = self.scheduler
         try await serviceCall { try await offThePool { scheduler.advance(to: date) } }
     }
 
+    /// Registers through `Accounts`.
     public func registerPassenger(_ n: Int) async throws(ServiceError) -> Int64 {
         try await accounts.register(Self.registration("Passenger \(n)", mobile: 8_000_000_000 + n, email: "passenger\(n)@simulation.example")).id
     }
 
+    /// Refills through `Wallet` with the test-mode gateway's approved card.
     public func refill(passenger: Int64, amount: Int64) async throws(ServiceError) {
         let result = try await wallet.refill(passenger: passenger, amount: amount, paymentToken: "tok_visa", key: .random())
         guard case .completed = result else { throw .conflict("the test card was not charged: \(result)") }
     }
 
+    /// The simulation's admin creates the driver, who starts a shift through `Bookings`.
     public func startShift(driver n: Int, cab: CabProfile) async throws(ServiceError) -> Int64 {
         let session = try await admin()
         let driver = try await accounts.createDriver(Self.registration("Driver \(n)", mobile: 7_000_000_000 + n,
@@ -115,58 +119,72 @@ public final class InProcessBackend: TaxiBackend {
         return driver
     }
 
+    /// Passes the report to `Bookings`.
     public func report(driver: Int64, position: Coordinate, at time: Date) async throws(ServiceError) {
         try bookings.report(driver: driver, position: position, at: time)
     }
 
+    /// Passes the status to `Bookings`.
     public func setAvailable(driver: Int64, _ available: Bool) async throws(ServiceError) {
         try bookings.setAvailable(driver: driver, available)
     }
 
+    /// Books through `Bookings` with a fresh idempotency key.
     public func bookNow(_ request: BookingRequest) async throws(ServiceError) -> Booking {
         try await bookings.bookNow(request, key: .random())
     }
 
+    /// Books through `Bookings` with a fresh idempotency key.
     public func bookLater(_ request: BookingRequest, at pickupTime: Date) async throws(ServiceError) -> Booking {
         try await bookings.bookLater(request, at: pickupTime, key: .random())
     }
 
+    /// Cancels through `Bookings`.
     public func cancel(_ booking: Int, passenger: Int64) async throws(ServiceError) {
         _ = try await bookings.cancel(booking, for: passenger, key: .random())
     }
 
+    /// The offers `Bookings` announced since the last call.
     public func takeOffers() async -> [DriverOffer] {
         inbox.withLock { offers in defer { offers = [] }; return offers }
     }
 
+    /// Answers through `Bookings`.
     public func answer(_ offer: DriverOffer, accept: Bool) async throws(ServiceError) {
         try await bookings.answer(offer: offer.id, driver: offer.driver, accept: accept)
     }
 
+    /// Through `Bookings`.
     public func arrived(_ booking: Int, driver: Int64) async throws(ServiceError) {
         try await bookings.arrived(booking, driver: driver)
     }
 
+    /// Through `Bookings`.
     public func started(_ booking: Int, driver: Int64) async throws(ServiceError) {
         try await bookings.started(booking, driver: driver)
     }
 
+    /// Completes through `Bookings`; the taximeter reports `metres`.
     public func complete(_ booking: Int, driver: Int64, metres: Int64) async throws(ServiceError) -> TripInvoice {
         try await bookings.complete(booking, driver: driver, trip: TripReport(metres: metres), key: .random())
     }
 
+    /// Reads through `Bookings`.
     public func booking(_ number: Int, passenger: Int64) async throws(ServiceError) -> Booking {
         try await bookings.booking(number, for: passenger)
     }
 
+    /// Through `Bookings`.
     public func runDue() async throws(ServiceError) {
         _ = try await bookings.runDue()
     }
 
+    /// Through `Wallet`.
     public func companyAccounts() async throws(ServiceError) -> CompanyAccounts {
         try await wallet.companyAccounts()
     }
 
+    /// Runs `LedgerAudit` on the store.
     public func auditLedger() async throws(ServiceError) -> (sound: Bool, transfers: Int) {
         let store = self.store
         let audit = try await serviceCall { try await offThePool { try LedgerAudit.run(on: store) } }

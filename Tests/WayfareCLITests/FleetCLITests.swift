@@ -127,4 +127,28 @@ import TestSupport
             #expect(r.status != 0 && r.stderr.contains(message), "\(args): \(r.stderr)")
         }
     }
+
+    @Test func throughTheServicesOnSQLite() throws {
+        let folder = TemporaryFolder()
+        let r = try runWayfare(["simulate", "--services", "--cabs", "12", "--hours", "0.5", "--requests", "60", "--out-dir", folder.path("s")])
+        #expect(r.status == 0, "\(r.stderr)")
+        let last = try #require(r.stdout.split(separator: "\n").last)
+        let summary = try JSONParser.parse(Array(last.utf8))
+        #expect(summary["store"]?.stringValue == "sqlite" && summary["ledger_balanced"] == .bool(true))
+        #expect((summary["completed"]?.numberValue ?? 0) > 0 && summary["revenue"]?.numberValue == summary["commission"]?.numberValue)
+        #expect(summary["unexpected_errors"] == .object([]), "\(last)")
+        #expect(FileManager.default.fileExists(atPath: folder.path("s/services.sqlite")))
+        let onDisk = try String(contentsOfFile: folder.path("s/summary.json"), encoding: .utf8)
+        #expect(onDisk == last + "\n")
+        // The store must be new: a second run into the same folder is refused, untouched.
+        let again = try runWayfare(["simulate", "--services", "--cabs", "12", "--hours", "0.5", "--out-dir", folder.path("s")])
+        #expect(again.status != 0 && again.stderr.contains("services.sqlite: exists"), "\(again.stderr)")
+        for (args, message) in [(["--services", "--passengers", "0"], "--passengers must be between"),
+                                (["--services", "--store", "mysql://x"], "--store must be sqlite:PATH or postgres://"),
+                                (["--services", "--fares", "/nonexistent/fares.json"], "/nonexistent/fares.json"),
+                                (["--store", "sqlite:/tmp/x.sqlite"], "go with --services")] {
+            let r = try runWayfare(["simulate", "--out-dir", folder.path("bad")] + args)
+            #expect(r.status != 0 && r.stderr.contains(message), "\(args): \(r.stderr)")
+        }
+    }
 }
