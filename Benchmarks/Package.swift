@@ -18,6 +18,9 @@ let package = Package(
         benchmark("DispatchBench", folder: "Dispatch", using: ["TaxiDispatch", "Fleet", "Zones", "ZoneImport", "RoadGraph", "Geodesy", "WayfareTestKit"]),
         // Not "Geocoding": target names must be unique across the package graph.
         benchmark("GeocoderBench", folder: "Geocoding", using: ["Geocoding", "Geodesy", "SpatialIndex", "WayfareTestKit"]),
+        // Whole trips through the services on SQLite, beside one write transaction.
+        benchmark("BookingsBench", folder: "Bookings", using: ["Services", "Storage", "Fares", "Fleet", "TaxiDispatch", "ZoneImport", "Zones",
+                                                               "RoadGraph", "Geodesy"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -70,15 +70,15 @@ public final class Bookings: Sendable {
         commissionPercent = wallet.commissionPercent
         routers = RouterPool(network: city.network)
         onOffer = offers
-        let relay = Locked<(@Sendable (DispatchNotification) -> Void)?>(nil)
+        let relay = NotificationRelay()
         var fleet = Fleet.Configuration()
         fleet.cabTypes = city.fares.rates.values.reduce(into: Set<String>()) { $0.formUnion($1.keys) }.sorted().map(CabType.init)
         if fleet.cabTypes.isEmpty { fleet.cabTypes = Fleet.Configuration().cabTypes }
         do {
             dispatcher = try Dispatcher(zones: city.zones, network: city.network, fleetConfiguration: fleet, configuration: dispatch,
-                                        policy: policy, scheduler: scheduler, notify: { n in relay.withLock { $0 }?(n) })
+                                        policy: policy, scheduler: scheduler, notify: { n in relay.send(n) })
         } catch { throw .invalid(field: "dispatch", reason: error.description) }
-        relay.withLock { $0 = { [weak self] n in self?.dispatched(n) } }
+        relay.connect(self)
     }
 
     var now: Date { clock.now() }
@@ -839,5 +839,24 @@ final class RouterPool: @unchecked Sendable {
         lock.unlock()
         defer { lock.lock(); idle.append(router); lock.unlock() }
         return body(router)
+    }
+}
+
+/// Hands the dispatcher's notifications to the `Bookings` that owns the dispatcher, which
+/// exists only after the dispatcher does; weakly, so the two do not keep each other alive.
+///
+/// Why not a closure in `Locked`: reading a function value through `Locked`'s generic
+/// `inout` accessor re-abstracts it and writes it back wrapped in another thunk, so every
+/// notification made the path longer (a trip's cost grew with every trip before it).
+///
+/// `@unchecked Sendable`: `target` is read and written only under `lock`.
+final class NotificationRelay: @unchecked Sendable {
+    private let lock = NSLock()
+    private weak var target: Bookings?
+
+    func connect(_ bookings: Bookings) { lock.withLock { target = bookings } }
+
+    func send(_ notification: DispatchNotification) {
+        lock.withLock { target }?.dispatched(notification)
     }
 }

@@ -80,4 +80,28 @@ struct BookingConcurrencyTests {
         }
         #expect(revenue == trips.reduce(0) { $0 + $1.invoice.commission })
     }
+
+    @Test("the path from the dispatcher to an offer stays as deep on the 40th booking as on the first")
+    func notificationPathDoesNotGrow() async throws {
+        guard let h = try Harness(.sqlite) else { return }
+        // The depth of the call stack when an offer reaches the backend's callback: the same
+        // code path every time, so it must not change (it once grew by two thunks per
+        // notification, and every trip got slower than the one before).
+        let depths = Locked<[Int]>([])
+        let bookings = try Bookings(store: h.store, city: Monaco.city(), scheduler: h.clock,
+                                    offers: { _ in depths.withLock { $0.append(Thread.callStackSymbols.count) } })
+        let admin = try await h.adminSession()
+        let d = try await h.driver(1, adminSession: admin).id
+        try await bookings.startShift(driver: d, cab: CabProfile(id: "cab-1", type: .sedan, seats: 4))
+        try bookings.report(driver: d, position: Monaco.portHercule, at: h.clock.now())
+        try bookings.setAvailable(driver: d, true)
+        let p = try await h.passenger(1).id
+        for n in 0..<40 {
+            let b = try await bookings.bookNow(BookingRequest(passenger: p, pickup: Monaco.casino, destination: Monaco.palace,
+                                                              cabType: .sedan, payment: .cash), key: try IdempotencyKey("b\(n)"))
+            _ = try await bookings.cancel(b.number, for: p, key: try IdempotencyKey("c\(n)"))
+        }
+        let seen = depths.withLock { $0 }
+        #expect(seen.count >= 40 && Set(seen).count == 1, "depths: \(seen)")
+    }
 }
