@@ -49,3 +49,8 @@ echo
 echo "== wayfare simulate: an hour of Monaco in virtual time (200 cabs, about 2,000 requests, its wards as zones)"
 "$wayfare" simulate --out-dir "$out/simulation"
 echo "(summary.json, trips.geojson, decisions.jsonl and drivers.csv in $out/simulation)"
+echo
+echo "== wayfare simulate --services: the same hour booked and paid through the services (40 cabs, a new SQLite store)"
+rm -rf "$out/services-simulation"
+"$wayfare" simulate --services --out-dir "$out/services-simulation"
+echo "(summary.json, trips.geojson and services.sqlite in $out/services-simulation)"
