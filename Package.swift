@@ -19,6 +19,7 @@ import PackageDescription
 //   PostgresStorage             the PostgreSQL store (postgres-nio); only backends that ask for it build SwiftNIO
 //   Services                    accounts, wallet ledger, bookings and the rest, on any store
 //   ServiceSimulation           a city at work through the services: bookings, payments, revenue
+//   CityFolder                  a city's files in one folder (zones, roads, places, fares, tolls, settings), loaded checked
 //   WayfareTestKit              seeded fixtures and baselines for tests, benchmarks and samples
 //   WayfareCLI                  the `wayfare` command line
 let package = Package(
@@ -44,6 +45,7 @@ let package = Package(
         .library(name: "PostgresStorage", targets: ["PostgresStorage"]),
         .library(name: "Services", targets: ["Services"]),
         .library(name: "ServiceSimulation", targets: ["ServiceSimulation"]),
+        .library(name: "CityFolder", targets: ["CityFolder"]),
         // Fixtures and baselines for the benchmark package; not part of the engine.
         .library(name: "WayfareTestKit", targets: ["WayfareTestKit"]),
         .executable(name: "wayfare", targets: ["WayfareCLI"]),
@@ -96,6 +98,8 @@ let package = Package(
                 exclude: ["README.md", "CommonPasswords/common-passwords.txt", "CommonPasswords/PROVENANCE.md"]),
         .target(name: "ServiceSimulation", dependencies: ["Services", "Storage", "CitySimulation", "TaxiDispatch", "Fleet", "Zones",
                                                           "RoadGraph", "Geodesy"], exclude: ["README.md"]),
+        .target(name: "CityFolder", dependencies: ["Services", "Zones", "RoadGraph", "Geocoding", "Fares", "GeoJSON"],
+                exclude: ["README.md"]),
         .target(name: "WayfareTestKit", dependencies: ["Geodesy", "GeoJSON", "Zones", "Geometry", "SpatialIndex", "RoadGraph", "Geocoding"],
                 exclude: ["README.md"]),
         .executableTarget(
@@ -103,7 +107,7 @@ let package = Package(
             dependencies: [
                 "Zones", "ZoneImport", "WayfareTestKit", "Geodesy", "GeoJSON", "Projection", "Geometry", "SpatialIndex", "Fleet",
                 "CSVFile", "OSM", "RoadGraph", "Geocoding", "BinaryFile", "TaxiDispatch", "CitySimulation",
-                "Fares", "Storage", "PostgresStorage", "Services", "ServiceSimulation",
+                "Fares", "Storage", "PostgresStorage", "Services", "ServiceSimulation", "CityFolder",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "BackendExample", dependencies: ["Geodesy", "Zones", "Fleet", "RoadGraph", "Geocoding", "TaxiDispatch"],

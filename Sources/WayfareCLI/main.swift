@@ -7,7 +7,7 @@ struct Wayfare: ParsableCommand {
         commandName: "wayfare",
         abstract: "Spatial indexing and routing for taxi services.",
         subcommands: [ZonesCommand.self, FleetCommand.self, GraphCommand.self, RouteCommand.self, EtaCommand.self,
-                      GeocoderCommand.self, GeocodeCommand.self, ReverseCommand.self, SimulateCommand.self, BenchCommand.self])
+                      GeocoderCommand.self, GeocodeCommand.self, ReverseCommand.self, CityCommand.self, SimulateCommand.self, BenchCommand.self])
 }
 
 #if canImport(Glibc)
