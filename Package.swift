@@ -20,6 +20,7 @@ import PackageDescription
 //   Services                    accounts, wallet ledger, bookings and the rest, on any store
 //   ServiceSimulation           a city at work through the services: bookings, payments, revenue
 //   CityFolder                  a city's files in one folder (zones, roads, places, fares, tolls, settings), loaded checked
+//   WayfareServer               the HTTP JSON API on Hummingbird 2 (`wayfare serve`); only the CLI depends on it
 //   WayfareTestKit              seeded fixtures and baselines for tests, benchmarks and samples
 //   WayfareCLI                  the `wayfare` command line
 let package = Package(
@@ -46,6 +47,7 @@ let package = Package(
         .library(name: "Services", targets: ["Services"]),
         .library(name: "ServiceSimulation", targets: ["ServiceSimulation"]),
         .library(name: "CityFolder", targets: ["CityFolder"]),
+        .library(name: "WayfareServer", targets: ["WayfareServer"]),
         // Fixtures and baselines for the benchmark package; not part of the engine.
         .library(name: "WayfareTestKit", targets: ["WayfareTestKit"]),
         .executable(name: "wayfare", targets: ["WayfareCLI"]),
@@ -63,6 +65,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // The HTTP server (`wayfare serve`); only WayfareServer and the CLI build it.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(name: "CGEOS", pkgConfig: "geos",
@@ -100,6 +105,12 @@ let package = Package(
                                                           "RoadGraph", "Geodesy"], exclude: ["README.md"]),
         .target(name: "CityFolder", dependencies: ["Services", "Zones", "RoadGraph", "Geocoding", "Fares", "GeoJSON"],
                 exclude: ["README.md"]),
+        .target(name: "WayfareServer", dependencies: ["CityFolder", "Services", "Storage", "Fares", "TaxiDispatch", "Fleet", "Zones",
+                                                      "RoadGraph", "Geocoding", "Geodesy", "GeoJSON",
+                                                      .product(name: "Hummingbird", package: "hummingbird"),
+                                                      .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                                                      .product(name: "Logging", package: "swift-log")],
+                exclude: ["README.md"]),
         .target(name: "WayfareTestKit", dependencies: ["Geodesy", "GeoJSON", "Zones", "Geometry", "SpatialIndex", "RoadGraph", "Geocoding"],
                 exclude: ["README.md"]),
         .executableTarget(
@@ -107,7 +118,7 @@ let package = Package(
             dependencies: [
                 "Zones", "ZoneImport", "WayfareTestKit", "Geodesy", "GeoJSON", "Projection", "Geometry", "SpatialIndex", "Fleet",
                 "CSVFile", "OSM", "RoadGraph", "Geocoding", "BinaryFile", "TaxiDispatch", "CitySimulation",
-                "Fares", "Storage", "PostgresStorage", "Services", "ServiceSimulation", "CityFolder",
+                "Fares", "Storage", "PostgresStorage", "Services", "ServiceSimulation", "CityFolder", "WayfareServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "BackendExample", dependencies: ["Geodesy", "Zones", "Fleet", "RoadGraph", "Geocoding", "TaxiDispatch"],
@@ -133,6 +144,10 @@ let package = Package(
                           path: "Tests/LedgerCrashWorker"),
         .testTarget(name: "ServicesTests", dependencies: ["Storage", "PostgresStorage", "Services", "ServiceSimulation", "CitySimulation", "Fares", "Zones", "ZoneImport", "Fleet", "RoadGraph", "TaxiDispatch", "Geodesy", "TestSupport"]),
         .testTarget(name: "FaresTests", dependencies: ["Fares", "Zones", "ZoneImport", "Fleet", "RoadGraph", "Geodesy", "TestSupport"]),
+        .testTarget(name: "WayfareServerTests", dependencies: ["WayfareServer", "CityFolder", "Services", "Storage", "PostgresStorage",
+                                                              "Geodesy", "GeoJSON", "TestSupport", "ZoneImport", "Zones", "RoadGraph",
+                                                              "Geocoding", "TaxiDispatch", "Fleet",
+                                                              .product(name: "HummingbirdTesting", package: "hummingbird")]),
         .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "BackendExample", "Geodesy", "GeoJSON", "Zones", "RoadGraph", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -318,6 +318,12 @@ public final class Fleet: Sendable {
         return found
     }
 
+    /// Every registered cab as of its latest report, in the order they were registered (the
+    /// live map draws them all; a copy, taken under the lock).
+    public func allCabs() -> [Cab] {
+        state.withLock { s in s.cabs.indices.compactMap { s.live[$0] ? s.cabs[$0] : nil } }
+    }
+
     /// The time of the snapshot queries read now, on the fleet's clock (for measuring how
     /// old the data a query saw can be).
     public var publishedAt: Date { Date(timeIntervalSinceReferenceDate: replicas.publishedTime) }

@@ -826,14 +826,14 @@ public final class Bookings: Sendable {
 /// Why a pool: a `Router` keeps search state sized to the network and is not `Sendable`;
 /// making one per call would allocate that state every time. `@unchecked Sendable`: the
 /// list is touched only under the lock, and a router is used by one thread at a time.
-final class RouterPool: @unchecked Sendable {
+package final class RouterPool: @unchecked Sendable {
     let network: RoadNetwork
     private var idle: [Router] = []
     private let lock = NSLock()
 
-    init(network: RoadNetwork) { self.network = network }
+    package init(network: RoadNetwork) { self.network = network }
 
-    func with<T>(_ body: (Router) -> T) -> T {
+    package func with<T>(_ body: (Router) -> T) -> T {
         lock.lock()
         let router = idle.popLast() ?? Router(network: network)
         lock.unlock()

@@ -1,0 +1,230 @@
+import CityFolder
+import Fleet
+import Foundation
+import GeoJSON
+import Geocoding
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import Services
+import Storage
+import TaxiDispatch
+
+/// The HTTP JSON API of one city: the engine's answers (zones, routes, ETAs, nearest cabs,
+/// geocoding) and every service (accounts, sessions, bookings, fares, wallet, favourites,
+/// the driver's side), on Hummingbird 2.
+///
+/// One process serves one city from its folder and keeps the city's live fleet and
+/// dispatcher in memory; business state is in the store. Passengers, drivers and admins
+/// authenticate with the bearer token of their session; a passenger reaches only their own
+/// bookings and wallet (another's booking is *not found*, like an unknown one).
+///
+/// `Sendable`: every stored property is an immutable `Sendable` service or value.
+public final class WayfareServer: Sendable {
+    /// The largest request body accepted (413 beyond).
+    public static let maximumBodyBytes = 64 * 1024
+
+    /// The city served.
+    public let city: CityFolder
+    /// Accounts and sessions.
+    public let accounts: Accounts
+    /// Wallets and payments.
+    public let wallet: Wallet
+    /// Bookings and the city's dispatcher.
+    public let bookings: Bookings
+    /// Favourite places.
+    public let favourites: PassengerFavourites
+    let store: any SQLStore
+    let outbox: Outbox
+    let notifier: any Notifier
+    let routers: RouterPool
+    let logger: Logger
+
+    /// The services of `city` on `store` (migrated to `ServiceSchema`).
+    ///
+    /// - Parameters:
+    ///   - city: the city folder.
+    ///   - store: the store.
+    ///   - scheduler: the dispatcher's timers and everyone's clock (a `VirtualScheduler`
+    ///     in tests and the demo).
+    ///   - gateway: the card payment gateway (the test-mode gateway by default: there is no
+    ///     real one to reach from here).
+    ///   - notifier: where the outbox's messages go (the log by default).
+    ///   - logger: the server's log.
+    public init(city: CityFolder, store: any SQLStore, scheduler: any DispatchScheduler = SystemScheduler(),
+                gateway: any PaymentGateway = TestModeGateway(), notifier: (any Notifier)? = nil,
+                logger: Logger = Logger(label: "wayfare.server")) throws(ServiceError) {
+        self.city = city
+        self.store = store
+        self.logger = logger
+        let clock = scheduler.clock
+        let notifier = notifier ?? LogNotifier(logger: logger)
+        self.notifier = notifier
+        accounts = Accounts(store: store, notifier: notifier, clock: clock)
+        wallet = Wallet(store: store, gateway: gateway, clock: clock)
+        bookings = try Bookings(store: store, city: city.city, scheduler: scheduler)
+        favourites = PassengerFavourites(store: store)
+        outbox = Outbox(store: store, clock: clock)
+        routers = RouterPool(network: city.city.network)
+    }
+
+    /// The routes, behind the error and request-log middleware.
+    public func router() -> Hummingbird.Router<WayfareContext> {
+        let router = Hummingbird.Router(context: WayfareContext.self)
+        router.add(middleware: RequestLogMiddleware())
+        router.add(middleware: ErrorMiddleware())
+        router.get("/health") { _, _ in JSONResponse.make(.object([("status", .string("ok"))])) }
+        router.get("/ready") { [self] _, _ in try await ready() }
+        addEngineRoutes(router)
+        addAccountRoutes(router)
+        addBookingRoutes(router)
+        addDriverRoutes(router)
+        return router
+    }
+
+    /// The application: the routes on `host:port`, with the host's periodic work
+    /// (bookings for later falling due, the outbox) as a service that stops with it.
+    public func application(host: String = "127.0.0.1", port: Int = 8080) -> some ApplicationProtocol {
+        Application(router: router(), configuration: .init(address: .hostname(host, port: port), serverName: "wayfare"),
+                    services: [PeriodicWork(server: self)], logger: logger)
+    }
+
+    /// Ready when the store answers: a load balancer sends traffic only then.
+    func ready() async throws -> Response {
+        do {
+            _ = try await store.read { c in try c.first("SELECT 1 AS one") }
+            return JSONResponse.make(.object([("status", .string("ready")), ("city", .string(city.settings.name))]))
+        } catch {
+            throw APIError(.serviceUnavailable, code: "unavailable", message: "the store is unavailable")
+        }
+    }
+
+    /// The work a host does every few seconds: allocate bookings for later that fell due,
+    /// and send the outbox.
+    public func runPeriodicWork() async {
+        do { _ = try await bookings.runDue() } catch { logger.error("runDue failed: \(error)") }
+        do { _ = try await outbox.deliver(through: notifier) } catch { logger.error("outbox delivery failed: \(error)") }
+    }
+}
+
+/// Runs ``WayfareServer/runPeriodicWork()`` every 2 seconds until the application shuts
+/// down gracefully.
+struct PeriodicWork: Service {
+    let server: WayfareServer
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await server.runPeriodicWork()
+                try await Task.sleep(for: .seconds(2))
+            }
+        }
+    }
+}
+
+/// Sends notifications to the log (without their secrets: a reset token is never in a
+/// notification's payload, see `Accounts`).
+struct LogNotifier: Notifier {
+    let logger: Logger
+    func send(_ notification: OutgoingNotification) async throws {
+        logger.info("notification \(notification.kind.rawValue) to user \(notification.user)")
+    }
+}
+
+/// Turns every error into the API's JSON error: ``APIError`` as it is, a service's error
+/// by ``APIError/from(_:)``, Hummingbird's own (404, 405, 413) with their status, anything
+/// else as 500 with nothing of its cause.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = WayfareContext
+
+    func handle(_ request: Request, context: WayfareContext, next: (Request, WayfareContext) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as APIError {
+            return try error.response(from: request, context: context)
+        } catch let error as ServiceError {
+            if case .store = error { context.logger.error("store error: \(error)") }
+            return try APIError.from(error).response(from: request, context: context)
+        } catch let error as HTTPResponseError {
+            let status = error.status
+            let code: String
+            switch status.code {
+            case 404: code = "not_found"
+            case 405: code = "method_not_allowed"
+            case 413: code = "too_large"
+            case 400..<500: code = "invalid"
+            default: code = "internal"
+            }
+            let message = status.code == 413 ? "the body is larger than \(WayfareServer.maximumBodyBytes) bytes" : status.reasonPhrase.lowercased()
+            return try APIError(status, code: code, message: message).response(from: request, context: context)
+        } catch {
+            context.logger.error("unexpected error: \(String(reflecting: error))")
+            return try APIError.internal.response(from: request, context: context)
+        }
+    }
+}
+
+/// One log line per request (method, path without the query, status, milliseconds, request
+/// id) and the request id in the `X-Request-Id` header. Never the headers or the body:
+/// they carry tokens and passwords.
+struct RequestLogMiddleware: RouterMiddleware {
+    typealias Context = WayfareContext
+
+    func handle(_ request: Request, context: WayfareContext, next: (Request, WayfareContext) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        var response = try await next(request, context)
+        response.headers[.init("X-Request-Id")!] = context.id
+        let elapsed = ContinuousClock.now - start
+        let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        context.logger.info("\(request.method) \(request.uri.path) \(response.status.code) \(String(format: "%.1f", ms)) ms")
+        return response
+    }
+}
+
+// MARK: Helpers shared by the routes
+
+extension WayfareServer {
+    /// The request's JSON body (at most ``maximumBodyBytes``).
+    func body(_ request: Request) async throws -> JSONBody {
+        var request = request
+        let bytes: ByteBuffer
+        do { bytes = try await request.collectBody(upTo: Self.maximumBodyBytes) } catch {
+            throw APIError(.contentTooLarge, code: "too_large", message: "the body is larger than \(Self.maximumBodyBytes) bytes")
+        }
+        return try JSONBody(bytes)
+    }
+
+    /// The bearer token of the request.
+    func token(_ request: Request) throws -> String {
+        guard let header = request.headers[.authorization] else {
+            throw APIError.from(.unauthorized("an Authorization: Bearer token is required"))
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty, parts[1].utf8.count <= 200 else {
+            throw APIError.from(.unauthorized("the Authorization header must be Bearer and a token"))
+        }
+        return String(parts[1])
+    }
+
+    /// The signed-in user of the request, in `role` when given.
+    func user(_ request: Request, role: Role? = nil) async throws -> User {
+        try await accounts.authenticate(token(request), role: role)
+    }
+
+    /// The `Idempotency-Key` header: required on every call that books or moves money, so
+    /// that a retried request has the effect of one.
+    func idempotencyKey(_ request: Request) throws -> IdempotencyKey {
+        guard let text = request.headers[.init("Idempotency-Key")!] else {
+            throw APIError.invalid("Idempotency-Key", "the header is required on this call (any unique string of up to 100 characters)")
+        }
+        do { return try IdempotencyKey(text) } catch { throw APIError.from(error) }
+    }
+
+    /// The path parameter `name` as a whole number.
+    func number(_ context: WayfareContext, _ name: String) throws -> Int {
+        guard let text = context.parameters.get(name), let n = Int(text), n >= 0 else {
+            throw APIError.invalid(name, "must be a whole number")
+        }
+        return n
+    }
+}

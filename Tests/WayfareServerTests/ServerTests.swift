@@ -1,0 +1,239 @@
+import CityFolder
+import Foundation
+import GeoJSON
+import Geocoding
+import Hummingbird
+import HummingbirdTesting
+import RoadGraph
+import Services
+import Storage
+import TaxiDispatch
+import TestSupport
+import Testing
+import WayfareServer
+import ZoneImport
+import Zones
+
+/// Monaco as a city folder, built once per test process from `Data/monaco` with the same
+/// loaders `wayfare city build` uses.
+enum MonacoFolder {
+    static let path: String = {
+        let data = SharedData.projectRoot.appendingPathComponent("Data/monaco")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayfare-server-city-\(UUID().uuidString)")
+        try! FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        func file(_ name: String) -> String { dir.appendingPathComponent(name).path }
+        let zones = try! ZoneImporter.load(zonesAt: data.appendingPathComponent("wards.geojson").path,
+                                           serviceAreasAt: data.appendingPathComponent("communes.geojson").path).0
+        try! ZoneFile.write(zones, to: file(CityFolder.zonesFile))
+        let osm = data.appendingPathComponent("monaco.osm.pbf").path
+        try! GraphFile.write(try! RoadNetwork.importOSM(path: osm).0, to: file(CityFolder.roadsFile))
+        var builder = GeocoderBuilder()
+        try! builder.addOSM(path: osm)
+        try! GeocoderFile.write(builder.build(), to: file(CityFolder.placesFile))
+        for name in ["fares.json", "tolls.json"] {
+            try! FileManager.default.copyItem(atPath: data.appendingPathComponent(name).path, toPath: file(name))
+        }
+        try! #"{"name":"Monaco","booking_rules":"000"}"#.write(toFile: file(CityFolder.settingsFile), atomically: true, encoding: .utf8)
+        return dir.path
+    }()
+    static let folder: CityFolder = try! CityFolder.load(path)
+}
+
+/// A server on a fresh SQLite store, and a small JSON client over Hummingbird's router test
+/// mode (requests go straight to the router, no socket).
+struct Rig {
+    let server: WayfareServer
+    let folder: TemporaryFolder
+    let store: SQLiteStore
+
+    init(scheduler: (any DispatchScheduler)? = nil) throws {
+        folder = TemporaryFolder()
+        store = try SQLiteStore(path: folder.path("server.sqlite"))
+        try store.migrate(ServiceSchema.migrations)
+        server = try WayfareServer(city: MonacoFolder.folder, store: store, scheduler: scheduler ?? SystemScheduler())
+    }
+
+    func run(_ test: @escaping @Sendable (API) async throws -> Void) async throws {
+        let app = Application(router: server.router())
+        try await app.test(.router) { client in try await test(API(client: client)) }
+    }
+}
+
+struct API: Sendable {
+    let client: any TestClientProtocol
+
+    struct Answer: Sendable {
+        var status: Int
+        var json: JSONValue
+        var headers: HTTPFields
+        var text: String
+        subscript(key: String) -> JSONValue? { json[key] }
+        var errorCode: String? { json["error"]?["code"]?.stringValue }
+        var errorField: String? { json["error"]?["field"]?.stringValue }
+    }
+
+    @discardableResult
+    func call(_ method: HTTPRequest.Method, _ path: String, _ body: String? = nil, token: String? = nil, key: String? = nil,
+              headers extra: HTTPFields = [:]) async throws -> Answer {
+        var headers = extra
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        if let key { headers[.init("Idempotency-Key")!] = key }
+        if body != nil { headers[.contentType] = "application/json" }
+        return try await client.execute(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }) { r in
+            let text = String(buffer: r.body)
+            let json = (try? JSONParser.parse(Array(text.utf8))) ?? .null
+            return Answer(status: Int(r.status.code), json: json, headers: r.headers, text: text)
+        }
+    }
+
+    /// Registers a passenger and returns the session token.
+    func passenger(_ n: Int) async throws -> (token: String, id: Int64) {
+        let mobile = String(format: "98%08d", n)
+        let r = try await call(.post, "/v1/accounts", #"{"name":"Passenger \#(n)","mobile":"\#(mobile)","email":"p\#(n)@example.com","password":"monsoon ride \#(n)","confirmation":"monsoon ride \#(n)"}"#)
+        #expect(r.status == 201, "\(r.text)")
+        let s = try await call(.post, "/v1/sessions", #"{"mobile":"\#(mobile)","password":"monsoon ride \#(n)"}"#)
+        #expect(s.status == 201, "\(s.text)")
+        return (s["token"]?.stringValue ?? "", Int64(r["id"]?.numberValue ?? 0))
+    }
+}
+
+@Suite("WayfareServer: the HTTP JSON API")
+struct ServerTests {
+    @Test("health, readiness, the engine's answers and their bad input")
+    func engine() async throws {
+        let rig = try Rig()
+        try await rig.run { api in
+            #expect(try await api.call(.get, "/health").status == 200)
+            let ready = try await api.call(.get, "/ready")
+            #expect(ready.status == 200 && ready["city"]?.stringValue == "Monaco")
+            #expect(ready.headers[.init("X-Request-Id")!] != nil)
+            // The Casino is in Monte-Carlo's ward and Monaco's service area; the sea is neither.
+            let casino = try await api.call(.get, "/v1/zone?at=43.7393,7.4277")
+            #expect(casino.status == 200 && casino["served"] == .bool(true) && casino["service_area"]?["name"]?.stringValue == "Monaco")
+            #expect(casino["zone"]?["name"]?.stringValue != nil)
+            let sea = try await api.call(.get, "/v1/zone?at=43.70,7.50")
+            #expect(sea.status == 200 && sea["served"] == .bool(false) && sea["zone"] == .null)
+            for (path, field) in [("/v1/zone", "at"), ("/v1/zone?at=91,7", "at"), ("/v1/zone?at=abc", "at"), ("/v1/route?from=43.7393,7.4277", "to"),
+                                  ("/v1/cabs/nearest?at=43.7393,7.4277&k=0", "k"), ("/v1/cabs/nearest?at=43.7393,7.4277&type=Rickshaw", "type"),
+                                  ("/v1/geocode?q=", "q")] {
+                let r = try await api.call(.get, path)
+                #expect(r.status == 400 && r.errorCode == "invalid" && r.errorField == field, "\(path): \(r.text)")
+            }
+            let route = try await api.call(.get, "/v1/route?from=43.7393,7.4277&to=43.7314,7.4197")
+            #expect(route.status == 200 && (route["distance_m"]?.numberValue ?? 0) > 900 && (route["duration_s"]?.numberValue ?? 0) > 60)
+            #expect((route["geometry"]?["coordinates"]?.arrayValue?.count ?? 0) > 5)
+            let etas = try await api.call(.post, "/v1/etas", #"{"to":{"lat":43.7347,"lon":7.4206},"cabs":[{"id":"a","lat":43.7393,"lon":7.4277},{"id":"b","lat":43.7314,"lon":7.4197}]}"#)
+            #expect(etas.status == 200 && etas["etas"]?.arrayValue?.count == 2, "\(etas.text)")
+            let badEtas = try await api.call(.post, "/v1/etas", #"{"to":{"lat":43.7347,"lon":7.4206},"cabs":[{"lat":43.7,"lon":7.4}]}"#)
+            #expect(badEtas.status == 400 && badEtas.errorField == "cabs[0].id")
+            let found = try await api.call(.get, "/v1/geocode?q=boulevard%20des%20moulins&limit=3")
+            #expect(found.status == 200 && (found["results"]?.arrayValue?.count ?? 0) > 0, "\(found.text)")
+            let reverse = try await api.call(.get, "/v1/reverse?at=43.7393,7.4277")
+            #expect(reverse.status == 200 && reverse["label"]?.stringValue != nil)
+            let fares = try await api.call(.get, "/v1/fares?at=43.7393,7.4277")
+            #expect(fares.status == 200 && fares["currency"]?.stringValue == "INR" && fares["rates"]?.arrayValue?.count == 3)
+            let outside = try await api.call(.get, "/v1/fares?at=43.70,7.50")
+            #expect(outside.status == 422 && outside.text.contains("is out of bounds of any service area"), "\(outside.text)")
+            let zones = try await api.call(.get, "/v1/zones")
+            #expect(zones.status == 200 && zones["features"]?.arrayValue?.count == 13)
+            let missing = try await api.call(.get, "/v1/nothing-here")
+            #expect(missing.status == 404 && missing.errorCode == "not_found")
+        }
+    }
+
+    @Test("bad input over the wire: malformed JSON, wrong types, unknown fields, huge bodies, missing or wrong tokens")
+    func badInput() async throws {
+        let rig = try Rig()
+        try await rig.run { api in
+            let cases: [(String, Int, String?)] = [
+                ("{not json", 400, "body"), ("[1,2]", 400, "body"), (#"{"name":5}"#, 400, "name"),
+                (#"{"name":"A","mobile":"9812345678","email":"a@example.com","password":"monsoon ride","confirmation":"monsoon ride","admin":true}"#, 400, "admin"),
+                (#"{"name":"A","name":"B"}"#, 400, "name"),
+                (#"{"name":"A","mobile":"12","email":"a@example.com","password":"monsoon ride","confirmation":"monsoon ride"}"#, 400, "mobile"),
+            ]
+            for (body, status, field) in cases {
+                let r = try await api.call(.post, "/v1/accounts", body)
+                #expect(r.status == status && r.errorField == field, "\(body): \(r.text)")
+            }
+            let huge = try await api.call(.post, "/v1/accounts", "{\"name\":\"" + String(repeating: "x", count: 100_000) + "\"}")
+            #expect(huge.status == 413 && huge.errorCode == "too_large", "\(huge.status) \(huge.text.prefix(200))")
+            let noToken = try await api.call(.get, "/v1/wallet")
+            #expect(noToken.status == 401 && noToken.errorCode == "unauthorized" && noToken.headers[.wwwAuthenticate] == "Bearer")
+            let badToken = try await api.call(.get, "/v1/wallet", token: "not-a-session")
+            #expect(badToken.status == 401)
+            let basic = try await api.call(.get, "/v1/wallet", headers: [.authorization: "Basic dXNlcjpwYXNz"])
+            #expect(basic.status == 401)
+            // Nothing inside the server shows: no stack, no SQL.
+            for r in [huge, noToken, badToken] { #expect(!r.text.contains("SELECT") && !r.text.contains(".swift")) }
+        }
+    }
+
+    @Test("a whole trip over HTTP: refill, book, the driver's offer, arrival, start, completion, and the invoice; others see nothing")
+    func wholeTrip() async throws {
+        let rig = try Rig()
+        let server = rig.server, store = rig.store
+        try await rig.run { api in
+            // The company's first admin is made on the machine (no HTTP route creates admins).
+            let adminPassword = "Adm1n!server-test"
+            _ = try await server.accounts.createAdmin(Registration(name: "Admin", mobile: "9000000001", email: "admin@example.com",
+                                                                   password: adminPassword, confirmation: adminPassword), adminSession: nil)
+            let admin = try await api.call(.post, "/v1/sessions", #"{"mobile":"9000000001","password":"\#(adminPassword)"}"#)["token"]?.stringValue ?? ""
+            let made = try await api.call(.post, "/v1/drivers", #"{"name":"Ravi","mobile":"9000000002","email":"ravi@example.com","password":"steady wheels 7","confirmation":"steady wheels 7"}"#, token: admin)
+            #expect(made.status == 201 && made["role"]?.stringValue == "driver", "\(made.text)")
+            let driver = try await api.call(.post, "/v1/sessions", #"{"mobile":"9000000002","password":"steady wheels 7"}"#)["token"]?.stringValue ?? ""
+            #expect(try await api.call(.post, "/v1/driver/shift", #"{"cab_id":"MC-42","cab_type":"Sedan","seats":4}"#, token: driver).status == 204)
+            #expect(try await api.call(.post, "/v1/driver/position", #"{"position":{"lat":43.7347,"lon":7.4226}}"#, token: driver).status == 204)
+            #expect(try await api.call(.post, "/v1/driver/availability", #"{"available":true}"#, token: driver).status == 204)
+            // Nearest-cab queries read the fleet's published snapshot, at most 50 ms old.
+            try await Task.sleep(for: .milliseconds(120))
+            let nearest = try await api.call(.get, "/v1/cabs/nearest?at=43.7393,7.4277&type=Sedan")
+            #expect(nearest["cabs"]?.arrayValue?.first?["id"]?.stringValue == "MC-42", "\(nearest.text)")
+
+            let (asha, _) = try await api.passenger(1)
+            let (other, _) = try await api.passenger(2)
+            let refill = try await api.call(.post, "/v1/wallet/refills", #"{"amount":50000,"payment_token":"tok_visa"}"#, token: asha, key: "refill-1")
+            #expect(refill.status == 201 && refill["available"]?.numberValue == 50000, "\(refill.text)")
+            let noKey = try await api.call(.post, "/v1/wallet/refills", #"{"amount":50000,"payment_token":"tok_visa"}"#, token: asha)
+            #expect(noKey.status == 400 && noKey.errorField == "Idempotency-Key")
+            let trip = #"{"pickup":{"lat":43.7393,"lon":7.4277},"destination":{"lat":43.7314,"lon":7.4197},"cab_type":"Sedan"}"#
+            let estimate = try await api.call(.post, "/v1/estimates", trip, token: asha)
+            #expect(estimate.status == 200 && (estimate["total"]?.numberValue ?? 0) > 0 && (estimate["discount"]?.numberValue ?? 0) > 0)
+            let booked = try await api.call(.post, "/v1/bookings", trip, token: asha, key: "book-1")
+            #expect(booked.status == 201 && booked["state"]?.stringValue == "requested", "\(booked.text)")
+            let number = Int(booked["number"]?.numberValue ?? 0)
+            // The same key again: the same booking, not a second one.
+            let again = try await api.call(.post, "/v1/bookings", trip, token: asha, key: "book-1")
+            #expect(again.status == 201 && Int(again["number"]?.numberValue ?? 0) == number)
+            // Another passenger, a driver and nobody cannot see it.
+            #expect(try await api.call(.get, "/v1/bookings/\(number)", token: other).status == 404)
+            #expect(try await api.call(.get, "/v1/bookings/\(number)", token: driver).status == 403)
+            #expect(try await api.call(.get, "/v1/bookings/\(number)").status == 401)
+
+            let offers = try await api.call(.get, "/v1/driver/offers", token: driver)
+            let offer = try #require(offers["offers"]?.arrayValue?.first, "\(offers.text)")
+            #expect(Int(offer["booking"]?.numberValue ?? 0) == number)
+            let offerID = Int(offer["id"]?.numberValue ?? 0)
+            #expect(try await api.call(.post, "/v1/driver/offers/\(offerID)", #"{"accept":true}"#, token: asha).status == 403)
+            #expect(try await api.call(.post, "/v1/driver/offers/\(offerID)", #"{"accept":true}"#, token: driver).status == 204)
+            let allocated = try await api.call(.get, "/v1/bookings/\(number)", token: asha)
+            #expect(allocated["state"]?.stringValue == "allocated" && allocated["cab"]?.stringValue == "MC-42")
+            let track = try await api.call(.get, "/v1/bookings/\(number)/track", token: asha)
+            #expect(track.status == 200 && track["cab_position"] != .null && (track["remaining_route"]?["coordinates"]?.arrayValue?.count ?? 0) > 1)
+            #expect(try await api.call(.post, "/v1/driver/bookings/\(number)/arrived", token: driver).status == 204)
+            #expect(try await api.call(.post, "/v1/driver/bookings/\(number)/started", token: driver).status == 204)
+            let invoice = try await api.call(.post, "/v1/driver/bookings/\(number)/complete", #"{"metres":1650}"#, token: driver, key: "done-1")
+            // 5,000 + 1.65 × 1,200 = 6,980, less the first ride's 10 % (698).
+            #expect(invoice.status == 200 && invoice["total"]?.numberValue == 6282 && invoice["method"]?.stringValue == "wallet", "\(invoice.text)")
+            let wallet = try await api.call(.get, "/v1/wallet", token: asha)
+            #expect(wallet["available"]?.numberValue == 50000 - 6282 && wallet["held"]?.numberValue == 0)
+            let history = try await api.call(.get, "/v1/bookings/\(number)/history", token: asha)
+            #expect(history["events"]?.arrayValue?.compactMap { $0["state"]?.stringValue } == ["requested", "allocated", "arrived", "started", "completed"])
+            #expect(try await api.call(.post, "/v1/bookings/\(number)/feedback", #"{"driver":5,"cab":4,"experience":5}"#, token: asha).status == 201)
+            let twice = try await api.call(.post, "/v1/bookings/\(number)/feedback", #"{"driver":5,"cab":4,"experience":5}"#, token: asha)
+            #expect(twice.status == 409 && twice.errorCode == "conflict")
+            let none = try await api.call(.get, "/v1/bookings?list=pending", token: asha)
+            #expect(none["message"]?.stringValue == "No Pending Cabs for Passenger")
+            #expect(try LedgerAudit.run(on: store).isSound)
+        }
+    }
+}
