@@ -21,6 +21,7 @@ import PackageDescription
 //   ServiceSimulation           a city at work through the services: bookings, payments, revenue
 //   CityFolder                  a city's files in one folder (zones, roads, places, fares, tolls, settings), loaded checked
 //   WayfareServer               the HTTP JSON API on Hummingbird 2 (`wayfare serve`); only the CLI depends on it
+//   WayfareDemo                 `wayfare demo`: the server on loopback, the simulated city over HTTP, summary and map
 //   WayfareTestKit              seeded fixtures and baselines for tests, benchmarks and samples
 //   WayfareCLI                  the `wayfare` command line
 let package = Package(
@@ -68,6 +69,8 @@ let package = Package(
         // The HTTP server (`wayfare serve`); only WayfareServer and the CLI build it.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // The demo's HTTP client (HummingbirdTesting builds it for the tests anyway).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .systemLibrary(name: "CGEOS", pkgConfig: "geos",
@@ -111,6 +114,13 @@ let package = Package(
                                                       .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                                                       .product(name: "Logging", package: "swift-log")],
                 exclude: ["README.md"]),
+        .target(name: "WayfareDemo", dependencies: ["WayfareServer", "ServiceSimulation", "CitySimulation", "CityFolder", "Services",
+                                                    "Storage", "TaxiDispatch", "Fleet", "Zones", "Geodesy", "GeoJSON", "BinaryFile",
+                                                    .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                                                    .product(name: "Hummingbird", package: "hummingbird"),
+                                                    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                                                    .product(name: "Logging", package: "swift-log")],
+                exclude: ["README.md"]),
         .target(name: "WayfareTestKit", dependencies: ["Geodesy", "GeoJSON", "Zones", "Geometry", "SpatialIndex", "RoadGraph", "Geocoding"],
                 exclude: ["README.md"]),
         .executableTarget(
@@ -118,7 +128,7 @@ let package = Package(
             dependencies: [
                 "Zones", "ZoneImport", "WayfareTestKit", "Geodesy", "GeoJSON", "Projection", "Geometry", "SpatialIndex", "Fleet",
                 "CSVFile", "OSM", "RoadGraph", "Geocoding", "BinaryFile", "TaxiDispatch", "CitySimulation",
-                "Fares", "Storage", "PostgresStorage", "Services", "ServiceSimulation", "CityFolder", "WayfareServer",
+                "Fares", "Storage", "PostgresStorage", "Services", "ServiceSimulation", "CityFolder", "WayfareServer", "WayfareDemo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "BackendExample", dependencies: ["Geodesy", "Zones", "Fleet", "RoadGraph", "Geocoding", "TaxiDispatch"],
@@ -144,7 +154,7 @@ let package = Package(
                           path: "Tests/LedgerCrashWorker"),
         .testTarget(name: "ServicesTests", dependencies: ["Storage", "PostgresStorage", "Services", "ServiceSimulation", "CitySimulation", "Fares", "Zones", "ZoneImport", "Fleet", "RoadGraph", "TaxiDispatch", "Geodesy", "TestSupport"]),
         .testTarget(name: "FaresTests", dependencies: ["Fares", "Zones", "ZoneImport", "Fleet", "RoadGraph", "Geodesy", "TestSupport"]),
-        .testTarget(name: "WayfareServerTests", dependencies: ["WayfareServer", "CityFolder", "Services", "Storage", "PostgresStorage",
+        .testTarget(name: "WayfareServerTests", dependencies: ["WayfareServer", "WayfareDemo", "ServiceSimulation", "CityFolder", "Services", "Storage", "PostgresStorage",
                                                               "Geodesy", "GeoJSON", "TestSupport", "ZoneImport", "Zones", "RoadGraph",
                                                               "Geocoding", "TaxiDispatch", "Fleet",
                                                               .product(name: "HummingbirdTesting", package: "hummingbird")]),

@@ -79,6 +79,16 @@ public struct RoadNetwork: Sendable {
         return lo < tollPieces.count && tollPieces[lo] == p ? tollWayIDs[lo] : nil
     }
 
+    /// The street geometry, one polyline per piece (both directions of a street share one):
+    /// what a map draws.
+    package func streetPolylines() -> [[Coordinate]] {
+        (0..<pieceCount).map { p in
+            (Int(pieceStart[p])..<Int(pieceStart[p + 1])).map { i in
+                Coordinate(unchecked: Double(pointLatE7[i]) / 1e7, Double(pointLonE7[i]) / 1e7)
+            }
+        }
+    }
+
     /// How many pieces of toll ways the network has.
     public var tollPieceCount: Int { tollPieces.count }
 

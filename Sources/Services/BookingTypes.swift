@@ -168,6 +168,16 @@ public struct Booking: Sendable, Equatable {
     public var fare: Int64?
     /// When it was booked.
     public var created: Date
+
+    /// A booking from its fields (the server's clients rebuild them from JSON).
+    package init(number: Int, passenger: Int64, kind: Kind, state: BookingState, pickup: Coordinate, destination: Coordinate,
+                 pickupTime: Date, cabType: CabType, seats: Int, payment: PaymentMethod, estimate: Int64, cab: String?,
+                 driver: Int64?, etaSeconds: Int?, reason: String?, fare: Int64?, created: Date) {
+        self.number = number; self.passenger = passenger; self.kind = kind; self.state = state; self.pickup = pickup
+        self.destination = destination; self.pickupTime = pickupTime; self.cabType = cabType; self.seats = seats
+        self.payment = payment; self.estimate = estimate; self.cab = cab; self.driver = driver; self.etaSeconds = etaSeconds
+        self.reason = reason; self.fare = fare; self.created = created
+    }
 }
 
 /// One state change of a booking, with its time.
@@ -247,6 +257,14 @@ public struct TripInvoice: Sendable, Equatable, Codable {
     public var cashPaid: Int64
     /// The company's commission.
     public var commission: Int64
+
+    /// An invoice from its lines.
+    package init(booking: Int, base: Int64, distance: Int64, waiting: Int64, tolls: Int64, discount: Int64, total: Int64,
+                 method: String, walletPaid: Int64, cashPaid: Int64, commission: Int64) {
+        self.booking = booking; self.base = base; self.distance = distance; self.waiting = waiting; self.tolls = tolls
+        self.discount = discount; self.total = total; self.method = method; self.walletPaid = walletPaid
+        self.cashPaid = cashPaid; self.commission = commission
+    }
 }
 
 /// A passenger's rating of a completed trip.
@@ -282,4 +300,10 @@ public struct DriverOffer: Sendable, Equatable {
     public var etaSeconds: Double
     /// When the offer lapses.
     public var expires: Date
+
+    /// An offer from its fields.
+    package init(id: UInt64, driver: Int64, cab: String, booking: Int, pickup: Coordinate, etaSeconds: Double, expires: Date) {
+        self.id = id; self.driver = driver; self.cab = cab; self.booking = booking; self.pickup = pickup
+        self.etaSeconds = etaSeconds; self.expires = expires
+    }
 }

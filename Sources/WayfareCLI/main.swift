@@ -7,7 +7,8 @@ struct Wayfare: ParsableCommand {
         commandName: "wayfare",
         abstract: "Spatial indexing and routing for taxi services.",
         subcommands: [ZonesCommand.self, FleetCommand.self, GraphCommand.self, RouteCommand.self, EtaCommand.self,
-                      GeocoderCommand.self, GeocodeCommand.self, ReverseCommand.self, CityCommand.self, SimulateCommand.self, BenchCommand.self])
+                      GeocoderCommand.self, GeocodeCommand.self, ReverseCommand.self, CityCommand.self, SimulateCommand.self, BenchCommand.self,
+                      ServeCommand.self, AdminCommand.self, DemoCommand.self])
 }
 
 #if canImport(Glibc)

@@ -3,6 +3,7 @@ import GeoJSON
 import Geodesy
 import Hummingbird
 import Services
+import Storage
 
 /// Accounts and sessions, the wallet and favourite places.
 extension WayfareServer {
@@ -62,6 +63,20 @@ extension WayfareServer {
         router.get("/v1/admin/suspended") { [self] request, _ in
             let users = try await accounts.suspendedAccounts(adminSession: token(request))
             return JSONResponse.make(.object([("users", .array(users.map(Self.json)))]))
+        }
+        // The company's side of the ledger and its audit, for the operations team.
+        router.get("/v1/admin/ledger") { [self] request, _ in
+            _ = try await user(request, role: .admin)
+            let accounts = try await wallet.companyAccounts()
+            let store = self.store
+            let audit = try await serviceCall { try await offThePool { try LedgerAudit.run(on: store) } }
+            return JSONResponse.make(.object([
+                ("currency", .string(city.city.fares.currency)), ("revenue", .number(Double(accounts.revenue))),
+                ("escrow_held", .number(Double(accounts.escrowHeld))), ("gateway_owes", .number(Double(accounts.gatewayOwes))),
+                ("owed_to_drivers", .number(Double(accounts.owedToDrivers))),
+                ("owed_to_passengers", .number(Double(accounts.owedToPassengers))),
+                ("sound", .bool(audit.isSound)), ("transfers", .number(Double(audit.transfers))),
+            ]))
         }
         router.post("/v1/admin/users/:id/lift-suspension") { [self] request, context in
             try await accounts.liftSuspension(of: Int64(number(context, "id")), adminSession: token(request))

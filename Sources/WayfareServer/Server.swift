@@ -51,16 +51,24 @@ public final class WayfareServer: Sendable {
     ///     real one to reach from here).
     ///   - notifier: where the outbox's messages go (the log by default).
     ///   - logger: the server's log.
-    public init(city: CityFolder, store: any SQLStore, scheduler: any DispatchScheduler = SystemScheduler(),
+    public convenience init(city: CityFolder, store: any SQLStore, scheduler: any DispatchScheduler = SystemScheduler(),
                 gateway: any PaymentGateway = TestModeGateway(), notifier: (any Notifier)? = nil,
                 logger: Logger = Logger(label: "wayfare.server")) throws(ServiceError) {
+        try self.init(city: city, store: store, scheduler: scheduler, gateway: gateway, notifier: notifier, logger: logger,
+                      passwords: .standard)
+    }
+
+    /// The services with the password hash `passwords`: `wayfare demo` uses cheap parameters
+    /// for its hundreds of throwaway accounts (scrypt at N = 2^17 costs a second a login).
+    package init(city: CityFolder, store: any SQLStore, scheduler: any DispatchScheduler, gateway: any PaymentGateway,
+                 notifier: (any Notifier)?, logger: Logger, passwords: PasswordHasher) throws(ServiceError) {
         self.city = city
         self.store = store
         self.logger = logger
         let clock = scheduler.clock
         let notifier = notifier ?? LogNotifier(logger: logger)
         self.notifier = notifier
-        accounts = Accounts(store: store, notifier: notifier, clock: clock)
+        accounts = Accounts(store: store, notifier: notifier, clock: clock, settings: AccountSettings(), hasher: passwords)
         wallet = Wallet(store: store, gateway: gateway, clock: clock)
         bookings = try Bookings(store: store, city: city.city, scheduler: scheduler)
         favourites = PassengerFavourites(store: store)
@@ -84,9 +92,18 @@ public final class WayfareServer: Sendable {
 
     /// The application: the routes on `host:port`, with the host's periodic work
     /// (bookings for later falling due, the outbox) as a service that stops with it.
-    public func application(host: String = "127.0.0.1", port: Int = 8080) -> some ApplicationProtocol {
+    ///
+    /// - Parameters:
+    ///   - host: the address to listen on.
+    ///   - port: the port (0: any free port, reported to `onServerRunning`).
+    ///   - periodicWork: whether the server runs its periodic work every 2 seconds itself;
+    ///     a simulation on a virtual clock runs it at its own times instead.
+    ///   - onServerRunning: called with the port once the server listens.
+    public func application(host: String = "127.0.0.1", port: Int = 8080, periodicWork: Bool = true,
+                            onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         Application(router: router(), configuration: .init(address: .hostname(host, port: port), serverName: "wayfare"),
-                    services: [PeriodicWork(server: self)], logger: logger)
+                    services: periodicWork ? [PeriodicWork(server: self)] : [],
+                    onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) }, logger: logger)
     }
 
     /// Ready when the store answers: a load balancer sends traffic only then.
@@ -113,12 +130,16 @@ struct PeriodicWork: Service {
     let server: WayfareServer
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                await server.runPeriodicWork()
-                try await Task.sleep(for: .seconds(2))
+        // Stopping is the normal end: the sleep's cancellation is not a failure of the service
+        // (ServiceGroup would report it as one and the process would exit 1).
+        do {
+            try await cancelWhenGracefulShutdown {
+                while !Task.isCancelled {
+                    await server.runPeriodicWork()
+                    try await Task.sleep(for: .seconds(2))
+                }
             }
-        }
+        } catch is CancellationError {}
     }
 }
 

@@ -179,10 +179,37 @@ struct StorageTests {
             return conflicts.withLock { $0 }
         }
         func count() throws -> Int64 { try store.blockingRead { c in try c.first("SELECT n FROM counter WHERE id = 1")!.int64("n") } }
-        // The control: without turns, overlapping transactions abort (else this test proves nothing).
-        let failed = hammer(locking: [])
-        #expect(failed > 0, "160 overlapping read-modify-writes without turns should conflict")
-        #expect(try count() == Int64(160 - failed), "a failed transaction leaves nothing")
+        // The control: without turns, two transactions that both read before either writes
+        // cannot both commit (else this test proves nothing). The overlap is forced with
+        // semaphores rather than left to the scheduler: on a loaded 2-core machine, threads
+        // hammering freely can happen to run one after the other.
+        var failed = 0
+        for _ in 0..<3 {
+            let conflicts = Locked(0)
+            let readA = DispatchSemaphore(value: 0), readB = DispatchSemaphore(value: 0), done = DispatchGroup()
+            for (mine, theirs) in [(readA, readB), (readB, readA)] {
+                done.enter()
+                Thread {
+                    do {
+                        try store.blockingWrite(locking: []) { c in
+                            let n = try c.first("SELECT n FROM counter WHERE id = 1")!.int64("n")
+                            mine.signal()
+                            _ = theirs.wait(timeout: .now() + 10)
+                            try c.execute("UPDATE counter SET n = ? WHERE id = 1", [.integer(n + 1)])
+                        }
+                    } catch StoreError.conflict {
+                        conflicts.withLock { $0 += 1 }
+                    } catch {
+                        Issue.record("\(error)")
+                    }
+                    done.leave()
+                }.start()
+            }
+            done.wait()
+            #expect(conflicts.withLock { $0 } == 1, "of two overlapping read-modify-writes without turns, one aborts")
+            failed += conflicts.withLock { $0 }
+        }
+        #expect(try count() == Int64(6 - failed), "a failed transaction leaves nothing")
         let before = try count()
         #expect(hammer(locking: ["counter"]) == 0)
         #expect(try count() == before + 160, "every update landed")

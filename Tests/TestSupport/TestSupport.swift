@@ -51,6 +51,9 @@ public struct CommandResult: Sendable {
     public let status: Int32
     public let stdout: String
     public let stderr: String
+    public init(status: Int32, stdout: String, stderr: String) {
+        self.status = status; self.stdout = stdout; self.stderr = stderr
+    }
 }
 
 /// Runs the built `wayfare` binary (it sits next to the test bundle). With
@@ -104,3 +107,60 @@ public func runBuilt(_ name: String, _ arguments: [String], fileSizeLimitBlocks:
 }
 
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One HTTP/1.1 request to a server on 127.0.0.1 over a plain socket, read until the server
+/// closes (`Connection: close`): the status and the body. Written for the tests of
+/// `wayfare serve`, so that they need no HTTP client library and no `curl`.
+public func httpRequest(port: Int, _ method: String, _ path: String, headers: [String: String] = [:],
+                        body: String? = nil) throws -> (status: Int, body: String) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw NSError(domain: "http", code: 1, userInfo: [NSLocalizedDescriptionKey: "socket failed"]) }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else { throw NSError(domain: "http", code: 2, userInfo: [NSLocalizedDescriptionKey: "connect to \(port) failed"]) }
+    var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+    for (name, value) in headers { request += "\(name): \(value)\r\n" }
+    if let body { request += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
+    request += "\r\n" + (body ?? "")
+    let bytes = Array(request.utf8)
+    var sent = 0
+    while sent < bytes.count {
+        let n = bytes[sent...].withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count, 0) }
+        guard n > 0 else { throw NSError(domain: "http", code: 3, userInfo: [NSLocalizedDescriptionKey: "send failed"]) }
+        sent += n
+    }
+    var response: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let n = buffer.withUnsafeMutableBufferPointer { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n <= 0 { break }
+        response += buffer[0..<n]
+    }
+    let text = String(decoding: response, as: UTF8.self)
+    guard let headerEnd = text.range(of: "\r\n\r\n"), let status = Int(text.split(separator: " ").dropFirst().first ?? "") else {
+        throw NSError(domain: "http", code: 4, userInfo: [NSLocalizedDescriptionKey: "no HTTP response: \(text.prefix(200))"])
+    }
+    var payload = String(text[headerEnd.upperBound...])
+    if text[..<headerEnd.lowerBound].lowercased().contains("transfer-encoding: chunked") {
+        // De-chunk: size line, data, CRLF, until the 0 chunk.
+        var out = "", rest = Substring(payload)
+        while let line = rest.range(of: "\r\n"), let size = Int(rest[..<line.lowerBound], radix: 16), size > 0 {
+            let start = line.upperBound
+            let end = rest.utf8.index(start, offsetBy: size)
+            out += rest[start..<end]
+            rest = rest[end...].dropFirst(2)
+        }
+        payload = out
+    }
+    return (status, payload)
+}

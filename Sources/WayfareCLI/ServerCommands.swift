@@ -1,0 +1,173 @@
+import ArgumentParser
+import CityFolder
+import Fleet
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import Services
+import Storage
+import WayfareDemo
+import WayfareServer
+
+/// `wayfare serve`: the HTTP JSON API of one city.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve a city folder's HTTP JSON API (engine and services) until SIGINT or SIGTERM.",
+        discussion: """
+            The store is migrated to the services' schema first. An empty store has no admin: \
+            make the first with `wayfare admin create` (drivers are created by an admin). \
+            SIGINT or SIGTERM shuts down gracefully: the listener closes, requests in flight \
+            finish, then the process exits. Logs go to stderr, one line per request with its \
+            request id; never a token, a password or a request body.
+            """)
+    @Option(help: "The city folder (made by `wayfare city build`).") var city: String
+    @Option(help: "sqlite:PATH (the default: sqlite:wayfare.sqlite) or postgres://user:password@host:port/database.")
+    var store = "sqlite:wayfare.sqlite"
+    @Option(help: "The address to listen on.") var host = "127.0.0.1"
+    @Option(help: "The port (0: any free port).") var port = 8080
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
+
+    func run() throws {
+        guard (0...65_535).contains(port) else { throw CLIError("--port must be from 0 to 65535") }
+        guard let level = Logger.Level(rawValue: logLevel) else { throw CLIError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
+        let address = try StoreAddress(parsing: self.store)
+        let folder: CityFolder
+        do { folder = try CityFolder.load(city) } catch { throw CLIError(error.description) }
+        let store = try address.open()
+        do { try store.migrate(ServiceSchema.migrations) } catch { throw CLIError("--store: \(error)") }
+        var logger = Logger(label: "wayfare")
+        logger.logLevel = level
+        let server: WayfareServer
+        do { server = try WayfareServer(city: folder, store: store, logger: logger) } catch { throw CLIError("\(error)") }
+        let (host, port) = (self.host, self.port)
+        let groupLogger = logger
+        try runBlocking {
+            let app = server.application(host: host, port: port) { bound in
+                note("wayfare: serving \(folder.settings.name) on http://\(host):\(bound)")
+            }
+            let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: groupLogger))
+            try await group.run()
+        }
+    }
+}
+
+/// `wayfare admin create`: the first admin of a store.
+struct AdminCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "admin", abstract: "Administer a store's accounts.",
+                                                    subcommands: [AdminCreate.self])
+}
+
+struct AdminCreate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "create",
+        abstract: "Create an admin account; the password is read from the first line of stdin.",
+        discussion: """
+            The first admin of a store needs nothing else; later ones are made by an admin \
+            over the API. The password needs at least 10 characters with letters, digits and \
+            symbols (004). It is read from stdin so that it is never in the shell's history \
+            or the process list.
+            """)
+    @Option(help: "sqlite:PATH or postgres://user:password@host:port/database.") var store: String
+    @Option(help: "The admin's name.") var name: String
+    @Option(help: "A 10-digit mobile number (the login).") var mobile: String
+    @Option(help: "An e-mail address.") var email: String
+
+    func run() throws {
+        guard let password = readLine(strippingNewline: true), !password.isEmpty else {
+            throw CLIError("stdin: give the password on the first line")
+        }
+        let store = try StoreAddress(parsing: self.store).open(connections: 1)
+        do { try store.migrate(ServiceSchema.migrations) } catch { throw CLIError("--store: \(error)") }
+        let accounts = Accounts(store: store, notifier: DiscardingNotifier())
+        let registration = Registration(name: name, mobile: mobile, email: email, password: password, confirmation: password)
+        try runBlocking {
+            do {
+                let user = try await accounts.createAdmin(registration, adminSession: nil)
+                print("{\"id\":\(user.id),\"role\":\"admin\"}")
+            } catch { throw CLIError("\(error)") }
+        }
+    }
+}
+
+/// `wayfare demo`: Monaco at work, served and simulated over HTTP.
+struct DemoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Build Monaco from Data/ (once), serve it on loopback, run a simulated city against it over HTTP, and write summary.json and map.svg.",
+        discussion: """
+            The city folder is built into OUT-DIR/city unless it is there already; the server \
+            uses a new SQLite store (OUT-DIR/demo.sqlite) and a virtual clock that the \
+            simulation moves, so an hour takes about a minute. Simulated drivers report every \
+            5 s, passengers book now and for later, drivers answer offers, and trips are paid \
+            from wallets or in cash, all through the HTTP API. The last line on stdout is the \
+            summary. With --serve the server stays up afterwards (until Ctrl-C) and its URL is \
+            printed.
+            """)
+    @Option(name: .customLong("out-dir"), help: "The folder for the city, the store, summary.json and map.svg.") var outDir = "demo"
+    @Option(help: "Simulated minutes.") var minutes = 60
+    @Option(help: "Cabs on shift.") var cabs = 40
+    @Option(help: "Random seed.") var seed: UInt64 = 42
+    @Option(help: "The server's port (0: any free port).") var port = 0
+    @Option(help: "The folder with monaco.osm.pbf, wards.geojson, communes.geojson, fares.json and tolls.json.") var data = "Data/monaco"
+    @Flag(help: "Keep the server running afterwards and print its URL.") var serve = false
+
+    func run() throws {
+        guard (1...24 * 60).contains(minutes) else { throw CLIError("--minutes must be from 1 to 1440") }
+        guard (1...2000).contains(cabs) else { throw CLIError("--cabs must be from 1 to 2000") }
+        guard (0...65_535).contains(port) else { throw CLIError("--port must be from 0 to 65535") }
+        try createFolder(outDir)
+        let cityDir = (outDir as NSString).appendingPathComponent("city")
+        if FileManager.default.fileExists(atPath: (cityDir as NSString).appendingPathComponent(CityFolder.settingsFile)) {
+            note("city: \(cityDir) (built before)")
+        } else {
+            try? FileManager.default.removeItem(atPath: cityDir)
+            note("city: building \(cityDir) from \(data)")
+            func source(_ name: String) -> String { (data as NSString).appendingPathComponent(name) }
+            for name in ["monaco.osm.pbf", "wards.geojson", "communes.geojson", "fares.json", "tolls.json"]
+            where !FileManager.default.fileExists(atPath: source(name)) {
+                throw CLIError("\(source(name)): missing; run from the checkout or give --data")
+            }
+            var build = try CityBuild.parse(["--osm", source("monaco.osm.pbf"), "--zones", source("wards.geojson"),
+                                             "--service-area", source("communes.geojson"), "--fares", source("fares.json"),
+                                             "--tolls", source("tolls.json"), "--name", "Monaco", "--out", cityDir])
+            try build.validate()
+            try build.run()
+        }
+        var options = Demo.Options(city: cityDir, outDir: outDir)
+        options.minutes = minutes
+        options.cabs = cabs
+        options.seed = seed
+        options.port = port
+        let demo = Demo(options, progress: { note($0) })
+        let serve = self.serve
+        let summary = Locked<Demo.Summary?>(nil)
+        try runBlocking {
+            let result = try await demo.run(serve: serve) { url in
+                note("serving \(url) — the live page; Ctrl-C to stop")
+            }
+            summary.withLock { $0 = result }
+        }
+        guard let s = summary.withLock({ $0 }) else { return }
+        note("map: \((outDir as NSString).appendingPathComponent("map.svg"))")
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let line = String(decoding: (try? encoder.encode(Headline(s))) ?? Data(), as: UTF8.self)
+        print(line)
+    }
+}
+
+/// The summary's headline figures, printed as the demo's last line (summary.json has all).
+struct Headline: Encodable {
+    let city: String, minutes: Int, requests: Int, served: Int
+    let mean_pickup_eta_s: Double?, dispatch_p50_ms: Double?, dispatch_p99_ms: Double?
+    let revenue: Int64, currency: String, ledger_balanced: Bool, http_requests: Int, wall_seconds: Double
+
+    init(_ s: Demo.Summary) {
+        city = s.city; minutes = s.minutes; requests = s.requests; served = s.served
+        mean_pickup_eta_s = s.meanPickupETASeconds; dispatch_p50_ms = s.dispatchP50Milliseconds; dispatch_p99_ms = s.dispatchP99Milliseconds
+        revenue = s.revenue; currency = s.currency; ledger_balanced = s.ledgerBalanced; http_requests = s.httpRequests
+        wall_seconds = s.simulation.wallSeconds
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import GeoJSON
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `wayfare admin create`, `wayfare serve` over a real socket with SIGTERM, and `wayfare demo`.
+@Suite struct ServeCLITests {
+    @Test func serveAnswersOverTheNetworkAndStopsGracefullyOnSIGTERM() throws {
+        let folder = TemporaryFolder()
+        let city = folder.path("monaco")
+        let built = try runWayfare(["city", "build"] + CityCLITests.sources + ["--name", "Monaco", "--no-geocoder", "--out", city])
+        try #require(built.status == 0, "\(built.stderr)")
+        let store = "sqlite:" + folder.path("store.sqlite")
+
+        // The first admin, the password on stdin; a second without a session is refused.
+        func createAdmin(_ mobile: String, _ password: String) throws -> CommandResult {
+            let p = Process()
+            p.executableURL = try builtExecutable("wayfare")
+            p.arguments = ["admin", "create", "--store", store, "--name", "Ops", "--mobile", mobile, "--email", "ops\(mobile)@example.com"]
+            let input = Pipe(), out = Pipe(), err = Pipe()
+            p.standardInput = input; p.standardOutput = out; p.standardError = err
+            try p.run()
+            input.fileHandleForWriting.write(Data((password + "\n").utf8))
+            try input.fileHandleForWriting.close()
+            p.waitUntilExit()
+            return CommandResult(status: p.terminationStatus,
+                                 stdout: String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
+                                 stderr: String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        }
+        let weak = try createAdmin("9000000001", "short")
+        #expect(weak.status != 0 && weak.stderr.contains("password"), "\(weak.stderr)")
+        let admin = try createAdmin("9000000001", "Ops!admin-2026x")
+        #expect(admin.status == 0 && admin.stdout.contains("\"role\":\"admin\""), "\(admin.stderr)")
+        let second = try createAdmin("9000000002", "Ops!admin-2026y")
+        #expect(second.status != 0 && second.stderr.contains("only an admin"), "\(second.stderr)")
+
+        let server = Process()
+        server.executableURL = try builtExecutable("wayfare")
+        server.arguments = ["serve", "--city", city, "--store", store, "--port", "0", "--log-level", "warning"]
+        let err = Pipe()
+        server.standardError = err
+        server.standardOutput = FileHandle.nullDevice
+        try server.run()
+        defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
+        // The port from the "serving" line.
+        var seen = ""
+        var port: Int?
+        let deadline = Date().addingTimeInterval(60)
+        while port == nil, Date() < deadline {
+            let chunk = err.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+            if let range = seen.range(of: "http://127.0.0.1:") {
+                port = Int(seen[range.upperBound...].prefix(while: \.isNumber))
+            }
+        }
+        let p = try #require(port, "no serving line: \(seen)")
+
+        let health = try httpRequest(port: p, "GET", "/health")
+        #expect(health.status == 200 && health.body.contains("ok"))
+        let ready = try httpRequest(port: p, "GET", "/ready")
+        #expect(ready.status == 200 && ready.body.contains("Monaco"), "\(ready)")
+        let zone = try httpRequest(port: p, "GET", "/v1/zone?at=43.7393,7.4277")
+        #expect(zone.status == 200, "\(zone)")
+        let login = try httpRequest(port: p, "POST", "/v1/sessions", body: #"{"mobile":"9000000001","password":"Ops!admin-2026x"}"#)
+        #expect(login.status == 201, "\(login)")
+        let token = try #require(try JSONParser.parse(Array(login.body.utf8))["token"]?.stringValue)
+        let ledger = try httpRequest(port: p, "GET", "/v1/admin/ledger", headers: ["Authorization": "Bearer \(token)"])
+        #expect(ledger.status == 200 && ledger.body.contains("\"sound\":true"), "\(ledger)")
+        let anonymous = try httpRequest(port: p, "GET", "/v1/admin/ledger")
+        #expect(anonymous.status == 401)
+        let malformed = try httpRequest(port: p, "POST", "/v1/sessions", body: #"{"mobile":"#)
+        #expect(malformed.status == 400 && malformed.body.contains("\"code\":\"invalid\""), "\(malformed)")
+
+        kill(server.processIdentifier, SIGTERM)
+        server.waitUntilExit()
+        #expect(server.terminationReason == .exit && server.terminationStatus == 0, "exit \(server.terminationStatus)")
+    }
+
+    @Test func serveRefusesBadArgumentsInOneLine() throws {
+        let folder = TemporaryFolder()
+        for (arguments, message) in [
+            (["serve", "--city", folder.path("nowhere")], "nowhere"),
+            (["serve", "--city", folder.url.path, "--port", "70000"], "--port"),
+            (["serve", "--city", folder.url.path, "--store", "mysql://x"], "--store"),
+        ] {
+            let r = try runWayfare(arguments)
+            #expect(r.status != 0 && r.stderr.contains(message) && r.stderr.split(separator: "\n").count == 1, "\(arguments): \(r.stderr)")
+        }
+    }
+
+    @Test func demoBuildsTheCityOnceAndPrintsItsSummaryLast() throws {
+        let folder = TemporaryFolder()
+        let out = folder.path("demo")
+        let first = try runWayfare(["demo", "--out-dir", out, "--minutes", "4", "--cabs", "6"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let last = try JSONParser.parse(Array(try #require(first.stdout.split(separator: "\n").last).utf8))
+        #expect(last["city"]?.stringValue == "Monaco" && last["ledger_balanced"] == .bool(true), "\(first.stdout)")
+        #expect((last["http_requests"]?.numberValue ?? 0) > 0 && last["requests"]?.numberValue != nil)
+        for name in ["summary.json", "map.svg", "city/city.json", "demo.sqlite"] {
+            #expect(FileManager.default.fileExists(atPath: (out as NSString).appendingPathComponent(name)), "\(name)")
+        }
+        let second = try runWayfare(["demo", "--out-dir", out, "--minutes", "2", "--cabs", "3"])
+        #expect(second.status == 0 && second.stderr.contains("built before"), "\(second.stderr)")
+        let bad = try runWayfare(["demo", "--out-dir", out, "--minutes", "0"])
+        #expect(bad.status != 0 && bad.stderr.contains("--minutes"), "\(bad.stderr)")
+    }
+}
