@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every test: the whole suite (the store tests on SQLite and on a throwaway PostgreSQL), then the concurrency tests again under ThreadSanitizer, the
+# Every test: the whole suite (the store tests on SQLite and on a throwaway PostgreSQL), the live page in headless Chromium
+# (scripts/browser_test.py; Debian's chromium is installed when missing), then the concurrency tests again under ThreadSanitizer, the
 # documentation checks, and each libFuzzer harness for 30 s (scripts/fuzz.sh).
 # Installs GEOS and PROJ first if they are missing. Real-data tests read ../shared/data
 # and skip, saying so, when it is absent.
@@ -16,6 +17,15 @@ export WAYFARE_POSTGRES_URL
 echo "== PostgreSQL for the store tests on 127.0.0.1:$pgport"
 swift build --build-tests
 swift test --skip-build
+echo "== The live page in headless Chromium: load, click a trip, book it, see the cab move, save a screenshot"
+if ! command -v chromium >/dev/null 2>&1; then
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+fi
+rm -rf .build/browser-test
+python3 scripts/browser_test.py .build/debug/wayfare .build/browser-test
 echo "== ThreadSanitizer: concurrent zone lookups, GEOS/PROJ per-thread contexts, fleet readers and writers, routers sharing a graph, the dispatcher under load, concurrent payments and whole trips on both stores"
 # The filter must keep matching: the step fails unless it ran exactly the expected tests.
 expected_tsan_tests=8

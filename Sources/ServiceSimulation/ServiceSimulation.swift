@@ -158,7 +158,16 @@ public struct ServiceSimulation: Sendable {
     /// - Throws: the first `ServiceError` of the setup (registering, topping up, starting
     ///   shifts); errors during the run are counted in the summary instead.
     public func run(on backend: any TaxiBackend, progress: (@Sendable (Int) -> Void)? = nil) async throws(ServiceError) -> Result {
+        try await run(on: backend, progress: progress, checkpoint: nil)
+    }
+
+    /// Runs the city as ``run(on:progress:)`` does, and hands `checkpoint` the result as it
+    /// stands after `checkpoint.minutes` simulated minutes, then goes on (`wayfare demo
+    /// --serve` reports its hour, then keeps the city running live). A cancelled task ends
+    /// the run at its next event.
+    package func run(on backend: any TaxiBackend, progress: (@Sendable (Int) -> Void)?,
+                     checkpoint: (minutes: Double, report: @Sendable (Result) async -> Void)?) async throws(ServiceError) -> Result {
         let world = World(zones: zones, network: network, configuration: configuration, backend: backend)
-        return try await world.run(progress: progress)
+        return try await world.run(progress: progress, checkpoint: checkpoint)
     }
 }

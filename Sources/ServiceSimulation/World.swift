@@ -45,7 +45,10 @@ final class World: @unchecked Sendable {
     }
 
     struct Ride {
+        /// The passenger of a booking made outside the simulation.
+        static let outside = -1
         let booking: Int
+        /// The index in `passengers`, or `outside`.
         let passenger: Int
         let pickup: Coordinate, destination: Coordinate
         /// When the passenger wants to leave: now, or the time booked for later.
@@ -91,7 +94,8 @@ final class World: @unchecked Sendable {
 
     // MARK: The run
 
-    func run(progress: (@Sendable (Int) -> Void)?) async throws(ServiceError) -> ServiceSimulation.Result {
+    func run(progress: (@Sendable (Int) -> Void)?,
+             checkpoint: (minutes: Double, report: @Sendable (ServiceSimulation.Result) async -> Void)?) async throws(ServiceError) -> ServiceSimulation.Result {
         let wall = ContinuousClock.now
         guard !junctions.isEmpty else { throw .invalid(field: "city", reason: "no junction of the road network lies in a taxi zone") }
         try await setUp()
@@ -101,8 +105,13 @@ final class World: @unchecked Sendable {
         for minute in 1...max(1, Int((configuration.hours * 60).rounded(.up))) {
             schedule(.minute(minute), at: min(end, start.addingTimeInterval(Double(minute) * 60)))
         }
+        var pendingCheckpoint = checkpoint.map { (start.addingTimeInterval($0.minutes * 60), $0.report) }
         while let (time, action) = queue.pop() {
-            guard time <= end else { break }
+            guard time <= end, !Task.isCancelled else { break }
+            if let (at, report) = pendingCheckpoint, time > at {
+                pendingCheckpoint = nil
+                await report(try await result(wall: wall))
+            }
             if time > now {
                 now = time
                 await call { try await self.backend.advance(to: time) }
@@ -310,7 +319,18 @@ final class World: @unchecked Sendable {
             unexpected[error.description, default: 0] += 1
             return
         }
-        guard accept, let r = rideOfBooking[offer.booking], let i = cabOfID[offer.cab] else { return }
+        guard accept, let i = cabOfID[offer.cab] else { return }
+        let r: Int
+        if let known = rideOfBooking[offer.booking] {
+            r = known
+        } else {
+            // A booking from outside the simulation (the live page of `wayfare demo --serve`):
+            // the driver serves it like any other; its passenger boards on arrival.
+            guard let destination = offer.destination else { return }
+            r = rides.count
+            rides.append(Ride(booking: offer.booking, passenger: Ride.outside, pickup: offer.pickup, destination: destination, pickupTime: now))
+            rideOfBooking[offer.booking] = r
+        }
         rides[r].cab = i
         rides[r].assigned = now
         cabs[i].ride = r
@@ -328,7 +348,7 @@ final class World: @unchecked Sendable {
     func end(_ r: Int) {
         rides[r].ended = true
         let p = rides[r].passenger
-        if passengers[p].ride == r { passengers[p].ride = nil }
+        if p != Ride.outside, passengers[p].ride == r { passengers[p].ride = nil }
     }
 
     // MARK: Cabs
@@ -376,7 +396,7 @@ final class World: @unchecked Sendable {
 
     func result(wall: ContinuousClock.Instant) async throws(ServiceError) -> ServiceSimulation.Result {
         var completed = 0, notServed = 0, cancelled = 0, unfinished = 0
-        for ride in rides {
+        for ride in rides where ride.passenger != Ride.outside {
             let booking = try await backend.booking(ride.booking, passenger: passengers[ride.passenger].id)
             switch booking.state {
             case .completed: completed += 1

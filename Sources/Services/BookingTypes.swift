@@ -296,14 +296,19 @@ public struct DriverOffer: Sendable, Equatable {
     public var booking: Int
     /// The pickup.
     public var pickup: Coordinate
+    /// Where the passenger goes (nil when this process no longer knows: an offer replayed
+    /// after the search ended).
+    public var destination: Coordinate?
     /// The cab's ETA to the pickup.
     public var etaSeconds: Double
     /// When the offer lapses.
     public var expires: Date
 
     /// An offer from its fields.
-    package init(id: UInt64, driver: Int64, cab: String, booking: Int, pickup: Coordinate, etaSeconds: Double, expires: Date) {
+    package init(id: UInt64, driver: Int64, cab: String, booking: Int, pickup: Coordinate, destination: Coordinate?,
+                 etaSeconds: Double, expires: Date) {
         self.id = id; self.driver = driver; self.cab = cab; self.booking = booking; self.pickup = pickup
+        self.destination = destination
         self.etaSeconds = etaSeconds; self.expires = expires
     }
 }

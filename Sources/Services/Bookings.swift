@@ -45,6 +45,8 @@ public final class Bookings: Sendable {
         var offers: [UInt64: Offer] = [:]
         var driverOfCab: [String: Int64] = [:]
         var searchOfBooking: [Int: RequestID] = [:]
+        /// Where each booking being dispatched goes: offers tell the driver.
+        var destinationOfBooking: [Int: Coordinate] = [:]
         /// Outcomes the store refused, written again by `runDue`.
         var unsaved: [(number: Int, outcome: Outcome)] = []
     }
@@ -276,6 +278,8 @@ public final class Bookings: Sendable {
     func dispatch(_ b: Booking) {
         let request = RideRequest(customer: "booking:\(b.number)", pickup: b.pickup, destination: b.destination,
                                   type: b.cabType, seats: b.seats)
+        // Before the request: the dispatcher may make its first offer before it returns.
+        state.withLock { $0.destinationOfBooking[b.number] = b.destination }
         do {
             let id = try dispatcher.request(request)
             state.withLock { s in if s.searchOfBooking[b.number] == nil { s.searchOfBooking[b.number] = id } }
@@ -306,7 +310,12 @@ public final class Bookings: Sendable {
             _ = state.withLock { $0.offers.removeValue(forKey: o.id) }
         case let .requestEnded(id, customer, status):
             guard let number = Self.bookingNumber(customer) else { return }
-            state.withLock { s in if s.searchOfBooking[number] == id { s.searchOfBooking[number] = nil } }
+            state.withLock { s in
+                if s.searchOfBooking[number] == id {
+                    s.searchOfBooking[number] = nil
+                    s.destinationOfBooking[number] = nil
+                }
+            }
             switch status {
             case let .assigned(a): save(number, .allocated(a))
             case let .notServed(reason): save(number, .notServed(reason: Self.describe(reason)))
@@ -318,7 +327,7 @@ public final class Bookings: Sendable {
     func driverOffer(_ o: Offer, _ s: LiveState) -> DriverOffer? {
         guard let driver = s.driverOfCab[o.cab], let number = Self.bookingNumber(o.customer) else { return nil }
         return DriverOffer(id: o.id, driver: driver, cab: o.cab, booking: number, pickup: o.pickup,
-                           etaSeconds: o.etaSeconds, expires: o.expires)
+                           destination: s.destinationOfBooking[number], etaSeconds: o.etaSeconds, expires: o.expires)
     }
 
     /// The booking a dispatcher customer name stands for ("booking:123456").

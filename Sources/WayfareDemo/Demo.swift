@@ -75,6 +75,9 @@ package struct Demo {
     let options: Options
     let progress: @Sendable (String) -> Void
 
+    /// How long the city goes on, live, with `--serve`.
+    static let liveHours = 24.0
+
     package init(_ options: Options, progress: @escaping @Sendable (String) -> Void) {
         self.options = options
         self.progress = progress
@@ -112,51 +115,71 @@ package struct Demo {
         let url = "http://127.0.0.1:\(port.withLock { $0 }!)"
         progress("server: \(url) (SQLite store \(storePath))")
 
+        // With --serve the city goes on after the measured minutes, in real time: the clock
+        // then waits for the wall clock, so the cabs on the live page move at their speed.
+        let liveFrom = ServiceSimulation.start.addingTimeInterval(Double(options.minutes) * 60)
+        let wallAtLiveFrom = Locked<ContinuousClock.Instant?>(nil)
         let backend = HTTPBackend(base: url, storeName: "sqlite", currency: folder.city.fares.currency,
-                                  allocateBefore: folder.settings.booking.allocateBefore,
-                                  advance: { date in try await offThePool { scheduler.advance(to: date) } },
+                                  allocateBefore: folder.settings.booking.allocateBefore, outsideBookings: serve,
+                                  advance: { date in
+                                      if serve, date > liveFrom {
+                                          let origin = wallAtLiveFrom.withLock { o in
+                                              if o == nil { o = ContinuousClock.now }
+                                              return o!
+                                          }
+                                          try await Task.sleep(until: origin + .milliseconds(Int64(date.timeIntervalSince(liveFrom) * 1000)),
+                                                               clock: .continuous)
+                                      }
+                                      try await offThePool { scheduler.advance(to: date) }
+                                  },
                                   runDue: { await server.runPeriodicWork() })
-        let simulation = ServiceSimulation(zones: folder.city.zones, network: folder.city.network, configuration: options.simulation)
+        var configuration = options.simulation
+        if serve { configuration.hours += Self.liveHours }
+        let simulation = ServiceSimulation(zones: folder.city.zones, network: folder.city.network, configuration: configuration)
         let minutes = options.minutes
-        let result = try await simulation.run(on: backend) { [progress] minute in
-            if minute % 10 == 0 || minute == minutes { progress("minute \(minute)/\(minutes)") }
-        }
-        let s = result.summary
-        let summary = Summary(
-            city: folder.settings.name, minutes: options.minutes, requests: s.bookedNow + s.bookedLater + s.refused.values.reduce(0, +),
-            served: s.completed, meanPickupETASeconds: s.pickupETA?.mean, dispatchP50Milliseconds: s.bookNowMilliseconds?.p50,
-            dispatchP99Milliseconds: s.bookNowMilliseconds?.p99, revenue: s.revenue, currency: s.currency,
-            ledgerBalanced: s.ledgerBalanced, httpRequests: backend.requestCount, url: url, simulation: s)
-
-        let cabs = server.bookings.dispatcher.fleet.allCabs().compactMap(\.position)
-        let map = DemoMap(zones: folder.city.zones, streets: folder.city.network.streetPolylines())
-        let title = "\(folder.settings.name): \(options.minutes) simulated minutes, \(s.completed) trips completed, \(cabs.count) cabs"
-        try Self.write(map.svg(trips: result.trips, cabs: cabs, title: title), to: (options.outDir as NSString).appendingPathComponent("map.svg"))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        try Self.write(String(decoding: try encoder.encode(summary), as: UTF8.self) + "\n",
-                       to: (options.outDir as NSString).appendingPathComponent("summary.json"))
-
-        if serve {
-            serving(url)
-            // The clock now follows the wall clock, so that the live page's sessions and
-            // offers age as they would.
-            let started = Date()
-            let virtualStart = scheduler.now()
-            let ticking = Task {
-                while !Task.isCancelled {
-                    try await Task.sleep(for: .seconds(1))
-                    let now = virtualStart.addingTimeInterval(Date().timeIntervalSince(started))
-                    try await offThePool { scheduler.advance(to: now) }
-                    await server.runPeriodicWork()
-                }
+        let outDir = options.outDir, cityName = folder.settings.name
+        let reported = Locked<Summary?>(nil)
+        let report: @Sendable (ServiceSimulation.Result) async -> Void = { result in
+            let s = result.summary
+            let summary = Summary(
+                city: cityName, minutes: minutes, requests: s.bookedNow + s.bookedLater + s.refused.values.reduce(0, +),
+                served: s.completed, meanPickupETASeconds: s.pickupETA?.mean, dispatchP50Milliseconds: s.bookNowMilliseconds?.p50,
+                dispatchP99Milliseconds: s.bookNowMilliseconds?.p99, revenue: s.revenue, currency: s.currency,
+                ledgerBalanced: s.ledgerBalanced, httpRequests: backend.requestCount, url: url, simulation: s)
+            reported.withLock { $0 = summary }
+            let cabs = server.bookings.dispatcher.fleet.allCabs().compactMap(\.position)
+            let map = DemoMap(zones: folder.city.zones, streets: folder.city.network.streetPolylines())
+            let title = "\(cityName): \(minutes) simulated minutes, \(s.completed) trips completed, \(cabs.count) cabs"
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            do {
+                try Self.write(map.svg(trips: result.trips, cabs: cabs, title: title), to: (outDir as NSString).appendingPathComponent("map.svg"))
+                try Self.write(String(decoding: try encoder.encode(summary), as: UTF8.self) + "\n",
+                               to: (outDir as NSString).appendingPathComponent("summary.json"))
+            } catch {
+                progress("\(error)")
             }
-            defer { ticking.cancel() }
+        }
+        let tick: @Sendable (Int) -> Void = { [progress] minute in
+            if minute <= minutes, minute % 10 == 0 || minute == minutes { progress("minute \(minute)/\(minutes)") }
+        }
+        if serve {
+            let city = Task {
+                try await simulation.run(on: backend, progress: tick, checkpoint: (Double(minutes), { result in
+                    await report(result)
+                    serving(url)
+                }))
+            }
+            // Until SIGINT or SIGTERM: the server stops gracefully, then the city.
+            defer { city.cancel() }
             try await running.value
         } else {
+            let result = try await simulation.run(on: backend, progress: tick)
+            await report(result)
             await group.triggerGracefulShutdown()
             try await running.value
         }
+        guard let summary = reported.withLock({ $0 }) else { throw DemoError("stopped before the first \(minutes) minutes ended") }
         return summary
     }
 

@@ -28,7 +28,8 @@ package struct DemoMap {
         }
         let zoneRings = zones.zones.map { zones.polygons(of: $0) }
         let areaRings = zones.serviceAreas.map { zones.polygons(ofServiceArea: $0) }
-        for polygons in zoneRings + areaRings { for polygon in polygons { for ring in polygon { for p in ring { include(p.y, p.x) } } } }
+        // Framed on the taxi zones: service areas can reach far beyond the streets served.
+        for polygons in (zoneRings.isEmpty ? areaRings : zoneRings) { for polygon in polygons { for ring in polygon { for p in ring { include(p.y, p.x) } } } }
         if !minLat.isFinite { for street in streets { for c in street { include(c.latitude, c.longitude) } } }
         guard minLat.isFinite, maxLat > minLat, maxLon > minLon else {
             return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\"/>\n"

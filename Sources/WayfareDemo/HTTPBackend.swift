@@ -35,6 +35,9 @@ package final class HTTPBackend: TaxiBackend {
     let periodic: @Sendable () async throws -> Void
     let state = Locked(Sessions())
     let allocateBefore: TimeInterval
+    /// Whether bookings made outside the simulation (the live page) may be offered, so
+    /// drivers poll after every step, not only while one of the simulation's waits.
+    package let outsideBookings: Bool
 
     struct Sessions {
         var passengers: [Int64: String] = [:]
@@ -54,9 +57,11 @@ package final class HTTPBackend: TaxiBackend {
     package var requestCount: Int { state.withLock { $0.requests } }
 
     /// A backend for the server at `base` (`http://127.0.0.1:PORT`).
-    package init(base: String, storeName: String, currency: String, allocateBefore: TimeInterval, client: HTTPClient = .shared,
-                 advance: @escaping @Sendable (Date) async throws -> Void, runDue: @escaping @Sendable () async throws -> Void) {
+    package init(base: String, storeName: String, currency: String, allocateBefore: TimeInterval, outsideBookings: Bool = false,
+                 client: HTTPClient = .shared, advance: @escaping @Sendable (Date) async throws -> Void,
+                 runDue: @escaping @Sendable () async throws -> Void) {
         self.allocateBefore = allocateBefore
+        self.outsideBookings = outsideBookings
         self.base = base
         self.storeName = storeName
         self.currency = currency
@@ -138,7 +143,7 @@ package final class HTTPBackend: TaxiBackend {
 
     package func takeOffers() async -> [DriverOffer] {
         let drivers: [(Int64, String)]? = state.withLock { s in
-            guard s.pollNeeded, s.awaiting.values.contains(where: { $0 <= s.now }) else { return nil }
+            guard s.pollNeeded, outsideBookings || s.awaiting.values.contains(where: { $0 <= s.now }) else { return nil }
             s.pollNeeded = false
             return s.drivers.filter { !s.unavailable.contains($0.key) }.map { ($0.key, $0.value.token) }.sorted { $0.0 < $1.0 }
         }
@@ -360,7 +365,7 @@ package final class HTTPBackend: TaxiBackend {
         guard let eta = o["eta_s"]?.numberValue else { throw malformed("eta_s") }
         return DriverOffer(id: UInt64(try int64(o["id"], "id")), driver: driver, cab: o["cab"]?.stringValue ?? "",
                            booking: try int(o["booking"], "booking"), pickup: try coordinate(o["pickup"], "pickup"),
-                           etaSeconds: eta, expires: try date(o["expires"], "expires"))
+                           destination: o["destination"] == .null ? nil : try coordinate(o["destination"], "destination"), etaSeconds: eta, expires: try date(o["expires"], "expires"))
     }
 }
 

@@ -82,6 +82,6 @@ extension WayfareServer {
 
     static func json(_ o: DriverOffer) -> JSONValue {
         .object([("id", .number(Double(o.id))), ("booking", .number(Double(o.booking))), ("cab", .string(o.cab)),
-                 ("pickup", o.pickup.json), ("eta_s", .number((o.etaSeconds * 10).rounded() / 10)), ("expires", o.expires.json)])
+                 ("pickup", o.pickup.json), ("destination", o.destination?.json ?? .null), ("eta_s", .number((o.etaSeconds * 10).rounded() / 10)), ("expires", o.expires.json)])
     }
 }

@@ -87,6 +87,7 @@ public final class WayfareServer: Sendable {
         addAccountRoutes(router)
         addBookingRoutes(router)
         addDriverRoutes(router)
+        addWebRoutes(router)
         return router
     }
 

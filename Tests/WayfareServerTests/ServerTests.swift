@@ -107,6 +107,14 @@ struct ServerTests {
             let ready = try await api.call(.get, "/ready")
             #expect(ready.status == 200 && ready["city"]?.stringValue == "Monaco")
             #expect(ready.headers[.init("X-Request-Id")!] != nil)
+            // The live page: one self-contained document that fetches nothing from elsewhere.
+            let page = try await api.call(.get, "/")
+            #expect(page.status == 200 && page.headers[.contentType]?.hasPrefix("text/html") == true)
+            #expect(page.text.contains("<svg id=\"map\"") && page.text.contains("/v1/cabs") && page.text.contains("/v1/bookings"))
+            #expect(!page.text.contains("<script src") && !page.text.contains("<link ") && !page.text.contains("https://"), "no outside files")
+            #expect(page.headers[.contentSecurityPolicy]?.contains("default-src 'self'") == true)
+            let streets = try await api.call(.get, "/v1/streets")
+            #expect(streets.status == 200 && (streets["coordinates"]?.arrayValue?.count ?? 0) > 1000)
             // The Casino is in Monte-Carlo's ward and Monaco's service area; the sea is neither.
             let casino = try await api.call(.get, "/v1/zone?at=43.7393,7.4277")
             #expect(casino.status == 200 && casino["served"] == .bool(true) && casino["service_area"]?["name"]?.stringValue == "Monaco")
