@@ -69,6 +69,9 @@ let package = Package(
         // The HTTP server (`wayfare serve`); only WayfareServer and the CLI build it.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // /metrics in Prometheus's format, through swift-metrics.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // The demo's HTTP client (HummingbirdTesting builds it for the tests anyway).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
@@ -112,7 +115,9 @@ let package = Package(
                                                       "RoadGraph", "Geocoding", "Geodesy", "GeoJSON",
                                                       .product(name: "Hummingbird", package: "hummingbird"),
                                                       .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                                                      .product(name: "Logging", package: "swift-log")],
+                                                      .product(name: "Logging", package: "swift-log"),
+                                                      .product(name: "CoreMetrics", package: "swift-metrics"),
+                                                      .product(name: "Prometheus", package: "swift-prometheus")],
                 exclude: ["README.md"]),
         .target(name: "WayfareDemo", dependencies: ["WayfareServer", "ServiceSimulation", "CitySimulation", "CityFolder", "Services",
                                                     "Storage", "TaxiDispatch", "Fleet", "Zones", "Geodesy", "GeoJSON", "BinaryFile",

@@ -40,6 +40,8 @@ public final class Bookings: Sendable {
     let routers: RouterPool
     let onOffer: (@Sendable (DriverOffer) -> Void)?
     let state = Locked(LiveState())
+    /// How this process's searches ended, for the server's metrics.
+    let outcomes = Locked(DispatchOutcomeCounts())
 
     struct LiveState {
         var offers: [UInt64: Offer] = [:]
@@ -342,11 +344,20 @@ public final class Bookings: Sendable {
         }
     }
 
+    /// How many searches this process ended with a cab and without one, since it started.
+    package var dispatchOutcomes: DispatchOutcomeCounts { outcomes.withLock { $0 } }
+
     /// How a search ended, to be stored.
     enum Outcome { case allocated(Assignment), notServed(reason: String) }
 
     /// Writes a dispatch outcome; when the store refuses, keeps it for ``runDue()``.
     func save(_ number: Int, _ outcome: Outcome) {
+        outcomes.withLock { counts in
+            switch outcome {
+            case .allocated: counts.allocated += 1
+            case .notServed: counts.notServed += 1
+            }
+        }
         do { try write(number, outcome) } catch {
             state.withLock { $0.unsaved.append((number, outcome)) }
         }
@@ -868,4 +879,11 @@ final class NotificationRelay: @unchecked Sendable {
     func send(_ notification: DispatchNotification) {
         lock.withLock { target }?.dispatched(notification)
     }
+}
+
+/// Searches ended by this process, by outcome.
+package struct DispatchOutcomeCounts: Sendable {
+    package var allocated = 0
+    package var notServed = 0
+    package init() {}
 }

@@ -35,6 +35,7 @@ public final class WayfareServer: Sendable {
     /// Favourite places.
     public let favourites: PassengerFavourites
     let store: any SQLStore
+    let metrics = ServerMetrics()
     let outbox: Outbox
     let notifier: any Notifier
     let routers: RouterPool
@@ -63,6 +64,7 @@ public final class WayfareServer: Sendable {
     package init(city: CityFolder, store: any SQLStore, scheduler: any DispatchScheduler, gateway: any PaymentGateway,
                  notifier: (any Notifier)?, logger: Logger, passwords: PasswordHasher) throws(ServiceError) {
         self.city = city
+        let store = MeasuredStore(base: store, metrics: metrics)
         self.store = store
         self.logger = logger
         let clock = scheduler.clock
@@ -79,10 +81,16 @@ public final class WayfareServer: Sendable {
     /// The routes, behind the error and request-log middleware.
     public func router() -> Hummingbird.Router<WayfareContext> {
         let router = Hummingbird.Router(context: WayfareContext.self)
-        router.add(middleware: RequestLogMiddleware())
+        router.add(middleware: RequestLogMiddleware(metrics: metrics))
         router.add(middleware: ErrorMiddleware())
         router.get("/health") { _, _ in JSONResponse.make(.object([("status", .string("ok"))])) }
         router.get("/ready") { [self] _, _ in try await ready() }
+        router.get("/metrics") { [self] _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            let text = metrics.exposition(fleet: bookings.dispatcher.fleet, outcomes: bookings.dispatchOutcomes)
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        }
         addEngineRoutes(router)
         addAccountRoutes(router)
         addBookingRoutes(router)
@@ -187,10 +195,12 @@ struct ErrorMiddleware: RouterMiddleware {
 }
 
 /// One log line per request (method, path without the query, status, milliseconds, request
-/// id) and the request id in the `X-Request-Id` header. Never the headers or the body:
+/// id), the request's count and latency in the metrics, and the request id in the
+/// `X-Request-Id` header. Never the headers or the body:
 /// they carry tokens and passwords.
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = WayfareContext
+    let metrics: ServerMetrics
 
     func handle(_ request: Request, context: WayfareContext, next: (Request, WayfareContext) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
@@ -199,6 +209,9 @@ struct RequestLogMiddleware: RouterMiddleware {
         let elapsed = ContinuousClock.now - start
         let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         context.logger.info("\(request.method) \(request.uri.path) \(response.status.code) \(String(format: "%.1f", ms)) ms")
+        // By route pattern, not path: ids in paths would make a series per booking.
+        metrics.request(route: context.endpointPath ?? "unmatched", method: "\(request.method)", status: Int(response.status.code),
+                        duration: elapsed)
         return response
     }
 }

@@ -242,6 +242,23 @@ struct ServerTests {
             let none = try await api.call(.get, "/v1/bookings?list=pending", token: asha)
             #expect(none["message"]?.stringValue == "No Pending Cabs for Passenger")
             #expect(try LedgerAudit.run(on: store).isSound)
+
+            // The metrics saw it all: per route pattern (never a booking number), the dispatch
+            // outcome, the cab on shift, the store's transactions.
+            let metrics = try await api.call(.get, "/metrics")
+            #expect(metrics.status == 200 && metrics.headers[.contentType]?.hasPrefix("text/plain") == true)
+            let lines = metrics.text.split(separator: "\n").map(String.init)
+            func value(_ prefix: String) -> Double? {
+                lines.first { $0.hasPrefix(prefix) }.flatMap { Double($0.split(separator: " ").last ?? "") }
+            }
+            // Two: the booking and its replay with the same key.
+            #expect(value(#"wayfare_http_requests_total{route="/v1/bookings",method="POST",status="201"}"#) == 2, "\(metrics.text.prefix(3000))")
+            #expect(lines.contains { $0.hasPrefix("wayfare_http_requests_total{route=\"/v1/bookings/") && $0.contains("status=\"404\"") })
+            #expect(!metrics.text.contains("\(number)"), "no series per booking")
+            #expect(value(#"wayfare_dispatch_outcomes_total{outcome="allocated"}"#) == 1)
+            #expect(value(#"wayfare_fleet_cabs{status="available"}"#) == 1)
+            #expect((value(#"wayfare_store_transaction_duration_seconds_count{kind="write"}"#) ?? 0) > 10)
+            #expect(value(#"wayfare_http_request_duration_seconds_bucket{route="/v1/bookings",method="POST",le="+Inf"}"#) == 2)
         }
     }
 }
