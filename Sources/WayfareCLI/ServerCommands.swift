@@ -28,9 +28,15 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The port (0: any free port).") var port = 8080
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
+    @Option(name: .customLong("rate-limit"), help: "Requests per second each client may sustain (by bearer token, else by address); 0: no limit.")
+    var rateLimit = 20.0
+    @Option(name: .customLong("rate-burst"), help: "Requests a client may make at once.") var rateBurst = 120.0
 
     func run() throws {
         guard (0...65_535).contains(port) else { throw CLIError("--port must be from 0 to 65535") }
+        guard rateLimit.isFinite, rateLimit >= 0, rateBurst.isFinite, rateBurst >= 1 else {
+            throw CLIError("--rate-limit must be 0 or more and --rate-burst 1 or more")
+        }
         guard let level = Logger.Level(rawValue: logLevel) else { throw CLIError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
         let address = try StoreAddress(parsing: self.store)
         let folder: CityFolder
@@ -40,7 +46,8 @@ struct ServeCommand: ParsableCommand {
         var logger = Logger(label: "wayfare")
         logger.logLevel = level
         let server: WayfareServer
-        do { server = try WayfareServer(city: folder, store: store, logger: logger) } catch { throw CLIError("\(error)") }
+        let limit = rateLimit == 0 ? nil : RateLimit(burst: rateBurst, perSecond: rateLimit)
+        do { server = try WayfareServer(city: folder, store: store, logger: logger, rateLimit: limit) } catch { throw CLIError("\(error)") }
         let (host, port) = (self.host, self.port)
         let groupLogger = logger
         try runBlocking {

@@ -39,6 +39,7 @@ public final class WayfareServer: Sendable {
     let outbox: Outbox
     let notifier: any Notifier
     let routers: RouterPool
+    let limiter: RateLimiter?
     let logger: Logger
 
     /// The services of `city` on `store` (migrated to `ServiceSchema`).
@@ -52,17 +53,18 @@ public final class WayfareServer: Sendable {
     ///     real one to reach from here).
     ///   - notifier: where the outbox's messages go (the log by default).
     ///   - logger: the server's log.
+    ///   - rateLimit: how many requests each client may make (nil: no limit).
     public convenience init(city: CityFolder, store: any SQLStore, scheduler: any DispatchScheduler = SystemScheduler(),
                 gateway: any PaymentGateway = TestModeGateway(), notifier: (any Notifier)? = nil,
-                logger: Logger = Logger(label: "wayfare.server")) throws(ServiceError) {
+                logger: Logger = Logger(label: "wayfare.server"), rateLimit: RateLimit? = RateLimit()) throws(ServiceError) {
         try self.init(city: city, store: store, scheduler: scheduler, gateway: gateway, notifier: notifier, logger: logger,
-                      passwords: .standard)
+                      passwords: .standard, rateLimit: rateLimit)
     }
 
     /// The services with the password hash `passwords`: `wayfare demo` uses cheap parameters
     /// for its hundreds of throwaway accounts (scrypt at N = 2^17 costs a second a login).
     package init(city: CityFolder, store: any SQLStore, scheduler: any DispatchScheduler, gateway: any PaymentGateway,
-                 notifier: (any Notifier)?, logger: Logger, passwords: PasswordHasher) throws(ServiceError) {
+                 notifier: (any Notifier)?, logger: Logger, passwords: PasswordHasher, rateLimit: RateLimit?) throws(ServiceError) {
         self.city = city
         let store = MeasuredStore(base: store, metrics: metrics)
         self.store = store
@@ -76,6 +78,7 @@ public final class WayfareServer: Sendable {
         favourites = PassengerFavourites(store: store)
         outbox = Outbox(store: store, clock: clock)
         routers = RouterPool(network: city.city.network)
+        limiter = rateLimit.map { limit in RateLimiter(limit, now: { clock.now().timeIntervalSinceReferenceDate }) }
     }
 
     /// The routes, behind the error and request-log middleware.
@@ -83,6 +86,7 @@ public final class WayfareServer: Sendable {
         let router = Hummingbird.Router(context: WayfareContext.self)
         router.add(middleware: RequestLogMiddleware(metrics: metrics))
         router.add(middleware: ErrorMiddleware())
+        if let limiter { router.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         router.get("/health") { _, _ in JSONResponse.make(.object([("status", .string("ok"))])) }
         router.get("/ready") { [self] _, _ in try await ready() }
         router.get("/metrics") { [self] _, _ in

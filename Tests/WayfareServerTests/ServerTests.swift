@@ -46,11 +46,11 @@ struct Rig {
     let folder: TemporaryFolder
     let store: SQLiteStore
 
-    init(scheduler: (any DispatchScheduler)? = nil) throws {
+    init(scheduler: (any DispatchScheduler)? = nil, rateLimit: RateLimit? = nil) throws {
         folder = TemporaryFolder()
         store = try SQLiteStore(path: folder.path("server.sqlite"))
         try store.migrate(ServiceSchema.migrations)
-        server = try WayfareServer(city: MonacoFolder.folder, store: store, scheduler: scheduler ?? SystemScheduler())
+        server = try WayfareServer(city: MonacoFolder.folder, store: store, scheduler: scheduler ?? SystemScheduler(), rateLimit: rateLimit)
     }
 
     func run(_ test: @escaping @Sendable (API) async throws -> Void) async throws {
@@ -99,6 +99,26 @@ struct API: Sendable {
 
 @Suite("WayfareServer: the HTTP JSON API")
 struct ServerTests {
+    @Test("each client has its own bucket of requests: over it, 429 with Retry-After until it refills; probes are never limited")
+    func rateLimits() async throws {
+        let clock = VirtualScheduler(start: Date(timeIntervalSince1970: 1_790_000_000))
+        let rig = try Rig(scheduler: clock, rateLimit: RateLimit(burst: 3, perSecond: 0.5))
+        try await rig.run { api in
+            for _ in 0..<3 { #expect(try await api.call(.get, "/v1/zone?at=43.7393,7.4277").status == 200) }
+            let refused = try await api.call(.get, "/v1/zone?at=43.7393,7.4277")
+            #expect(refused.status == 429 && refused.errorCode == "rate_limited" && refused.headers[.retryAfter] == "2", "\(refused.text)")
+            // Another client (a bearer token, even a wrong one) has a bucket of its own.
+            #expect(try await api.call(.get, "/v1/me", token: "someone-else").status == 401)
+            // Probes and scrapes always get through.
+            #expect(try await api.call(.get, "/health").status == 200)
+            #expect(try await api.call(.get, "/metrics").status == 200)
+            clock.advance(to: clock.now().addingTimeInterval(1.9))
+            #expect(try await api.call(.get, "/v1/zone?at=43.7393,7.4277").status == 429, "0.95 of a request refilled")
+            clock.advance(to: clock.now().addingTimeInterval(0.2))
+            #expect(try await api.call(.get, "/v1/zone?at=43.7393,7.4277").status == 200)
+        }
+    }
+
     @Test("health, readiness, the engine's answers and their bad input")
     func engine() async throws {
         let rig = try Rig()
