@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test: the whole suite (the store tests on SQLite and on a throwaway PostgreSQL), the live page in headless Chromium
-# (scripts/browser_test.py; Debian's chromium is installed when missing), then the concurrency tests again under ThreadSanitizer, the
+# (scripts/browser_test.py; Debian's chromium is installed when missing), schemathesis against the served OpenAPI document
+# (scripts/schemathesis.sh; installed with pip when missing), then the concurrency tests again under ThreadSanitizer, the
 # documentation checks, and each libFuzzer harness for 30 s (scripts/fuzz.sh).
 # Installs GEOS and PROJ first if they are missing. Real-data tests read ../shared/data
 # and skip, saying so, when it is absent.
@@ -26,6 +27,8 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 rm -rf .build/browser-test
 python3 scripts/browser_test.py .build/debug/wayfare .build/browser-test
+echo "== schemathesis: the OpenAPI document against a live server, anonymous and as a passenger, 60 s each"
+bash scripts/schemathesis.sh .build/debug/wayfare .build/schemathesis 60
 echo "== ThreadSanitizer: concurrent zone lookups, GEOS/PROJ per-thread contexts, fleet readers and writers, routers sharing a graph, the dispatcher under load, concurrent payments and whole trips on both stores"
 # The filter must keep matching: the step fails unless it ran exactly the expected tests.
 expected_tsan_tests=8

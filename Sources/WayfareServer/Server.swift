@@ -89,6 +89,11 @@ public final class WayfareServer: Sendable {
         if let limiter { router.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         router.get("/health") { _, _ in JSONResponse.make(.object([("status", .string("ok"))])) }
         router.get("/ready") { [self] _, _ in try await ready() }
+        router.get("/openapi.json") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: Self.openAPIDocument)))
+        }
         router.get("/metrics") { [self] _, _ in
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"

@@ -119,6 +119,38 @@ struct ServerTests {
         }
     }
 
+    @Test("the OpenAPI document served at /openapi.json has exactly the routes the server registers")
+    func openAPIDocumentMatchesTheRoutes() async throws {
+        // The routes as the source registers them, read from the source files.
+        let sources = SharedData.projectRoot.appendingPathComponent("Sources/WayfareServer")
+        var registered = Set<String>()
+        let pattern = try Regex(#"router\.(get|post|patch|delete)\("([^"]+)""#)
+        for name in try FileManager.default.contentsOfDirectory(atPath: sources.path) where name.hasSuffix(".swift") {
+            let text = try String(contentsOf: sources.appendingPathComponent(name), encoding: .utf8)
+            for match in text.matches(of: pattern) {
+                let method = String(match.output[1].substring ?? ""), path = String(match.output[2].substring ?? "")
+                let openAPIPath = path.split(separator: "/", omittingEmptySubsequences: false)
+                    .map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
+                registered.insert("\(method.uppercased()) \(openAPIPath)")
+            }
+        }
+        #expect(registered.count > 40, "the route pattern still finds the routes")
+        let routes = registered
+        let rig = try Rig()
+        try await rig.run { api in
+            let answer = try await api.call(.get, "/openapi.json")
+            #expect(answer.status == 200 && answer["openapi"]?.stringValue == "3.1.0")
+            guard case let .object(paths)? = answer["paths"] else { Issue.record("no paths"); return }
+            var documented = Set<String>()
+            for (path, item) in paths {
+                guard case let .object(operations) = item else { continue }
+                for (method, _) in operations { documented.insert("\(method.uppercased()) \(path)") }
+            }
+            #expect(routes.subtracting(documented).isEmpty, "routes missing from the document: \(routes.subtracting(documented).sorted())")
+            #expect(documented.subtracting(routes).isEmpty, "documented but not served: \(documented.subtracting(routes).sorted())")
+        }
+    }
+
     @Test("health, readiness, the engine's answers and their bad input")
     func engine() async throws {
         let rig = try Rig()
