@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Load on loopback with wrk, bounded in time, against the live demo city (200 cabs reporting
+# every 5 s, its passengers booking): nearest cabs, a route, the ETAs of 50 cabs, and a mix;
+# the same route load against osrm-routed (from the osrm-bindings wheel on PyPI) on the same
+# Monaco extract in the same run; then the mix for MIX_SECONDS, checking the specification's
+# "99 % of requests within 5 s". Prints one JSON line per load and writes OUT/load.json.
+# Usage: scripts/load.sh [WAYFARE_BINARY] [OUT_DIR] [SECONDS_PER_LOAD] [MIX_SECONDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+wayfare=${1:-.build/release/wayfare} out=${2:-.build/load} seconds=${3:-20} mix_seconds=${4:-300}
+[ -x "$wayfare" ] || { echo "load: $wayfare: no such binary (swift build -c release --product wayfare)" >&2; exit 1; }
+command -v wrk >/dev/null 2>&1 || { sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"; $sudo apt-get install -y -qq wrk >/dev/null; }
+rm -rf "$out" && mkdir -p "$out/osrm"
+
+# OSRM: the wheel's own binaries and car profile (the wheel is unpacked, not installed, so any
+# Python will do; it is built for CPython 3.12 and later).
+python3 -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.12 --platform manylinux_2_28_x86_64 \
+    osrm-bindings -d "$out/osrm" >/dev/null
+python3 -m zipfile -e "$out"/osrm/osrm_bindings-*.whl "$out/osrm/wheel"
+chmod +x "$out"/osrm/wheel/osrm/bin/*
+cp Data/monaco/monaco.osm.pbf "$out/osrm/monaco.osm.pbf"
+"$out/osrm/wheel/osrm/bin/osrm-extract" -p "$out/osrm/wheel/osrm/share/profiles/car.lua" "$out/osrm/monaco.osm.pbf" >"$out/osrm/extract.log" 2>&1
+"$out/osrm/wheel/osrm/bin/osrm-contract" "$out/osrm/monaco.osrm" >"$out/osrm/contract.log" 2>&1
+osrm_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$out/osrm/wheel/osrm/bin/osrm-routed" --algorithm ch --ip 127.0.0.1 --port "$osrm_port" "$out/osrm/monaco.osrm" >"$out/osrm/routed.log" 2>&1 &
+osrm=$!
+
+# The live city: the demo's first minute, then real time.
+"$wayfare" demo --serve --minutes 1 --cabs 200 --out-dir "$out/demo" --port 0 >"$out/demo.out" 2>"$out/demo.err" &
+demo=$!
+trap 'kill $osrm 2>/dev/null || true; kill -INT $demo 2>/dev/null || true; wait $demo 2>/dev/null || true' EXIT
+url=""
+for _ in $(seq 1 600); do
+    url=$(grep -o 'serving http://127.0.0.1:[0-9]*' "$out/demo.err" | head -1 | sed 's/serving //') || true
+    [ -n "$url" ] && break
+    sleep 0.5
+done
+[ -n "$url" ] || { echo "load: the demo did not serve" >&2; cat "$out/demo.err" >&2; exit 1; }
+"$wayfare" graph od "$out/demo/city/roads.wfg" --pairs 1000 --seed 42 --out "$out/od.csv" >/dev/null
+
+python3 - "$out" "$url" "http://127.0.0.1:$osrm_port" <<'PY'
+import csv, json, sys, urllib.request
+out, base, osrm = sys.argv[1:4]
+pairs = list(csv.DictReader(open(out + "/od.csv")))
+def lua_value(x): return "nil" if x is None else json.dumps(x)  # ASCII JSON strings are Lua strings
+def lua_list(items): return "{\n" + ",\n".join("{" + ", ".join(lua_value(v) for v in item) + "}" for item in items) + "\n}"
+def write(name, body): open(out + "/" + name, "w").write(body)
+cycle = 'local i = 0\nrequest = function()\n  i = i + 1\n  local r = requests[(i %% #requests) + 1]\n  return wrk.format(r[1], r[2], %s, r[3])\nend\n'
+# A passenger of the live city's server, for the estimates in the mix.
+def call(path, body, token=None):
+    headers = {"Content-Type": "application/json"}
+    if token: headers["Authorization"] = "Bearer " + token
+    return json.load(urllib.request.urlopen(urllib.request.Request(base + path, data=json.dumps(body).encode(), headers=headers)))
+call("/v1/accounts", {"name": "Load", "mobile": "9000012345", "email": "load@example.com", "password": "load test rides", "confirmation": "load test rides"})
+token = call("/v1/sessions", {"mobile": "9000012345", "password": "load test rides"})["token"]
+headers = '{["Content-Type"] = "application/json", ["Authorization"] = "Bearer %s"}' % token
+route = [["GET", "/v1/route?from=%s,%s&to=%s,%s" % (p["o_lat"], p["o_lon"], p["d_lat"], p["d_lon"]), None] for p in pairs]
+osrm_route = [["GET", "/route/v1/driving/%s,%s;%s,%s?overview=full" % (p["o_lon"], p["o_lat"], p["d_lon"], p["d_lat"]), None] for p in pairs]
+nearest = [["GET", "/v1/cabs/nearest?at=%s,%s&k=5" % (p["o_lat"], p["o_lon"]), None] for p in pairs]
+etas = []
+for k in range(100):
+    cabs = [{"id": "c%d" % j, "lat": float(pairs[(k + j) % len(pairs)]["o_lat"]), "lon": float(pairs[(k + j) % len(pairs)]["o_lon"])} for j in range(50)]
+    to = pairs[k]
+    etas.append(["POST", "/v1/etas", json.dumps({"to": {"lat": float(to["d_lat"]), "lon": float(to["d_lon"])}, "cabs": cabs})])
+estimates = [["POST", "/v1/estimates", json.dumps({"pickup": {"lat": float(p["o_lat"]), "lon": float(p["o_lon"])},
+                                                   "destination": {"lat": float(p["d_lat"]), "lon": float(p["d_lon"])}, "cab_type": "Sedan"})] for p in pairs[:200]]
+zone = [["GET", "/v1/zone?at=%s,%s" % (p["o_lat"], p["o_lon"]), None] for p in pairs]
+# The mix of a passenger app: mostly the cabs around (every 30 s), then zone checks, routes,
+# estimates and the ETAs of the cabs around a pickup.
+mix = []
+for i in range(1000):
+    mix += [nearest[i]] * 5 + [zone[i]] * 2 + [route[i]] + ([estimates[i % 200]] if i % 2 == 0 else [etas[i % 100]])
+for name, items, hdr in [("route", route, "nil"), ("osrm", osrm_route, "nil"), ("nearest", nearest, "nil"),
+                         ("etas", etas, '{["Content-Type"] = "application/json"}'), ("mix", mix, headers)]:
+    write(name + ".lua", "requests = " + lua_list(items) + "\n" + cycle % hdr)
+PY
+
+results="$out/load.json"
+: >"$results"
+run() {  # name url script seconds
+    wrk -t2 -c16 -d"$4"s --latency -s "$out/$3.lua" "$2" >"$out/$1.txt" 2>&1
+    python3 - "$1" "$out/$1.txt" "$4" <<'PY' | tee -a "$results"
+import json, re, sys
+name, path, seconds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+text = open(path).read()
+if "requests in" not in text or ".lua:" in text:
+    sys.exit("load: wrk failed for %s: %s" % (name, text[:300]))
+def ms(v, unit): return float(v) * {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0}[unit]
+lat = {p: ms(v, u) for p, v, u in re.findall(r"^\s+(50|75|90|99)%\s+([\d.]+)(us|ms|s|m)\s*$", text, re.M)}
+rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+total = int(re.search(r"(\d+) requests in", text).group(1))
+bad = int((re.search(r"Non-2xx or 3xx responses: (\d+)", text) or [0, 0])[1])
+errors = sum(int(n) for n in re.findall(r"(?:connect|read|write|timeout) (\d+)", text))
+print(json.dumps({"load": name, "seconds": seconds, "requests": total, "requests_per_second": round(rps), "p50_ms": lat.get("50"),
+                  "p99_ms": lat.get("99"), "non_2xx": bad, "socket_errors": errors,
+                  "within_5s": lat.get("99", 1e9) <= 5000}))
+PY
+}
+echo "== loads of $seconds s each, 2 wrk threads and 16 connections, on the server's 2 cores (wrk shares them)"
+run route "$url" route "$seconds"
+run osrm "http://127.0.0.1:$osrm_port" osrm "$seconds"
+run nearest "$url" nearest "$seconds"
+run etas "$url" etas "$seconds"
+echo "== the mix for $mix_seconds s while 200 cabs report every 5 s and the city's passengers book"
+run mix "$url" mix "$mix_seconds"
+echo "load: results in $results"
