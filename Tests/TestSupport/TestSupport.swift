@@ -116,7 +116,7 @@ import Glibc
 /// closes (`Connection: close`): the status and the body. Written for the tests of
 /// `wayfare serve`, so that they need no HTTP client library and no `curl`.
 public func httpRequest(port: Int, _ method: String, _ path: String, headers: [String: String] = [:],
-                        body: String? = nil) throws -> (status: Int, body: String) {
+                        body: String? = nil, sent: (() -> Void)? = nil) throws -> (status: Int, body: String) {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw NSError(domain: "http", code: 1, userInfo: [NSLocalizedDescriptionKey: "socket failed"]) }
     defer { close(fd) }
@@ -133,12 +133,14 @@ public func httpRequest(port: Int, _ method: String, _ path: String, headers: [S
     if let body { request += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
     request += "\r\n" + (body ?? "")
     let bytes = Array(request.utf8)
+    let afterSending = sent
     var sent = 0
     while sent < bytes.count {
         let n = bytes[sent...].withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count, 0) }
         guard n > 0 else { throw NSError(domain: "http", code: 3, userInfo: [NSLocalizedDescriptionKey: "send failed"]) }
         sent += n
     }
+    afterSending?()
     var response: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 65_536)
     while true {

@@ -1,3 +1,4 @@
+import Fleet
 import Foundation
 import GeoJSON
 import TestSupport
@@ -76,9 +77,45 @@ import Glibc
         let malformed = try httpRequest(port: p, "POST", "/v1/sessions", body: #"{"mobile":"#)
         #expect(malformed.status == 400 && malformed.body.contains("\"code\":\"invalid\""), "\(malformed)")
 
+        // Graceful: a registration in flight (scrypt makes it take a while) when SIGTERM
+        // arrives still finishes, is answered, and is there after a restart.
+        let answer = Locked<(status: Int, body: String)?>(nil)
+        let requestSent = DispatchSemaphore(value: 0)
+        let inFlight = Thread {
+            let r = try? httpRequest(port: p, "POST", "/v1/accounts",
+                                     body: #"{"name":"Late","mobile":"9111111111","email":"late@example.com","password":"in flight 2026","confirmation":"in flight 2026"}"#,
+                                     sent: { requestSent.signal() })
+            answer.withLock { $0 = r }
+        }
+        inFlight.start()
+        #expect(requestSent.wait(timeout: .now() + 30) == .success)
+        usleep(50_000)  // the server reads it and starts hashing (scrypt takes longer than this)
         kill(server.processIdentifier, SIGTERM)
         server.waitUntilExit()
         #expect(server.terminationReason == .exit && server.terminationStatus == 0, "exit \(server.terminationStatus)")
+        while answer.withLock({ $0 }) == nil, inFlight.isExecuting { usleep(10_000) }
+        let late = answer.withLock { $0 }
+        #expect(late?.status == 201, "the request in flight was answered: \(String(describing: late))")
+
+        let again = Process()
+        again.executableURL = try builtExecutable("wayfare")
+        again.arguments = ["serve", "--city", city, "--store", store, "--port", "0", "--log-level", "warning"]
+        let err2 = Pipe()
+        again.standardError = err2
+        again.standardOutput = FileHandle.nullDevice
+        try again.run()
+        defer { if again.isRunning { kill(again.processIdentifier, SIGKILL) } }
+        var seen2 = "", port2: Int?
+        while port2 == nil {
+            let chunk = err2.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen2 += String(decoding: chunk, as: UTF8.self)
+            if let range = seen2.range(of: "http://127.0.0.1:") { port2 = Int(seen2[range.upperBound...].prefix(while: \.isNumber)) }
+        }
+        let relogin = try httpRequest(port: try #require(port2), "POST", "/v1/sessions", body: #"{"mobile":"9111111111","password":"in flight 2026"}"#)
+        #expect(relogin.status == 201, "the account answered before the stop is there after it: \(relogin)")
+        kill(again.processIdentifier, SIGTERM)
+        again.waitUntilExit()
     }
 
     @Test func serveRefusesBadArgumentsInOneLine() throws {
