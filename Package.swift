@@ -72,6 +72,8 @@ let package = Package(
         // /metrics in Prometheus's format, through swift-metrics.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // TLS for `wayfare serve --tls-cert` (HummingbirdTLS builds on it; the CLI names its types).
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // The demo's HTTP client (HummingbirdTesting builds it for the tests anyway).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
@@ -114,6 +116,7 @@ let package = Package(
         .target(name: "WayfareServer", dependencies: ["CityFolder", "Services", "Storage", "Fares", "TaxiDispatch", "Fleet", "Zones",
                                                       "RoadGraph", "Geocoding", "Geodesy", "GeoJSON",
                                                       .product(name: "Hummingbird", package: "hummingbird"),
+                                                      .product(name: "HummingbirdCore", package: "hummingbird"),
                                                       .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                                                       .product(name: "Logging", package: "swift-log"),
                                                       .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -134,6 +137,9 @@ let package = Package(
                 "Zones", "ZoneImport", "WayfareTestKit", "Geodesy", "GeoJSON", "Projection", "Geometry", "SpatialIndex", "Fleet",
                 "CSVFile", "OSM", "RoadGraph", "Geocoding", "BinaryFile", "TaxiDispatch", "CitySimulation",
                 "Fares", "Storage", "PostgresStorage", "Services", "ServiceSimulation", "CityFolder", "WayfareServer", "WayfareDemo",
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "BackendExample", dependencies: ["Geodesy", "Zones", "Fleet", "RoadGraph", "Geocoding", "TaxiDispatch"],

@@ -3,6 +3,9 @@ import CityFolder
 import Fleet
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import NIOSSL
 import Logging
 import ServiceLifecycle
 import Services
@@ -31,6 +34,8 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("rate-limit"), help: "Requests per second each client may sustain (by bearer token, else by address); 0: no limit.")
     var rateLimit = 20.0
     @Option(name: .customLong("rate-burst"), help: "Requests a client may make at once.") var rateBurst = 120.0
+    @Option(name: .customLong("tls-cert"), help: "A PEM certificate chain: serve HTTPS (with --tls-key).") var tlsCert: String?
+    @Option(name: .customLong("tls-key"), help: "The PEM private key of --tls-cert.") var tlsKey: String?
 
     func run() throws {
         guard (0...65_535).contains(port) else { throw CLIError("--port must be from 0 to 65535") }
@@ -38,6 +43,23 @@ struct ServeCommand: ParsableCommand {
             throw CLIError("--rate-limit must be 0 or more and --rate-burst 1 or more")
         }
         guard let level = Logger.Level(rawValue: logLevel) else { throw CLIError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
+        let http: HTTPServerBuilder
+        switch (tlsCert, tlsKey) {
+        case (nil, nil): http = .http1()
+        case let (cert?, key?):
+            do {
+                let chain = try NIOSSLCertificate.fromPEMFile(cert).map { NIOSSLCertificateSource.certificate($0) }
+                guard !chain.isEmpty else { throw CLIError("\(cert): no certificate in the file") }
+                let privateKey = try NIOSSLPrivateKey(file: key, format: .pem)
+                var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(privateKey))
+                tls.minimumTLSVersion = .tlsv12
+                http = try .tls(.http1(), tlsConfiguration: tls)
+            } catch let error as CLIError { throw error } catch {
+                throw CLIError("--tls-cert/--tls-key: cannot load \(cert) and \(key): \(error)")
+            }
+        default: throw CLIError("--tls-cert and --tls-key go together")
+        }
+        let scheme = tlsCert == nil ? "http" : "https"
         let address = try StoreAddress(parsing: self.store)
         let folder: CityFolder
         do { folder = try CityFolder.load(city) } catch { throw CLIError(error.description) }
@@ -51,8 +73,8 @@ struct ServeCommand: ParsableCommand {
         let (host, port) = (self.host, self.port)
         let groupLogger = logger
         try runBlocking {
-            let app = server.application(host: host, port: port) { bound in
-                note("wayfare: serving \(folder.settings.name) on http://\(host):\(bound)")
+            let app = server.application(host: host, port: port, server: http) { bound in
+                note("wayfare: serving \(folder.settings.name) on \(scheme)://\(host):\(bound)")
             }
             let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: groupLogger))
             try await group.run()

@@ -4,6 +4,7 @@ import Foundation
 import GeoJSON
 import Geocoding
 import Hummingbird
+import HummingbirdCore
 import Logging
 import ServiceLifecycle
 import Services
@@ -117,9 +118,13 @@ public final class WayfareServer: Sendable {
     ///   - periodicWork: whether the server runs its periodic work every 2 seconds itself;
     ///     a simulation on a virtual clock runs it at its own times instead.
     ///   - onServerRunning: called with the port once the server listens.
+    ///   - server: the HTTP server (`.http1()`; the command line passes HummingbirdTLS's
+    ///     `.tls(…)` when given a certificate and key, so this module needs no TLS library).
     public func application(host: String = "127.0.0.1", port: Int = 8080, periodicWork: Bool = true,
+                            server: HTTPServerBuilder = .http1(),
                             onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
-        Application(router: router(), configuration: .init(address: .hostname(host, port: port), serverName: "wayfare"),
+        Application(router: router(), server: server,
+                    configuration: .init(address: .hostname(host, port: port), serverName: "wayfare"),
                     services: periodicWork ? [PeriodicWork(server: self)] : [],
                     onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) }, logger: logger)
     }

@@ -118,6 +118,67 @@ import Glibc
         again.waitUntilExit()
     }
 
+    @Test func serveSpeaksTLSWhenGivenACertificateAndKey() throws {
+        let folder = TemporaryFolder()
+        let city = folder.path("monaco")
+        let built = try runWayfare(["city", "build"] + CityCLITests.sources + ["--name", "Monaco", "--no-geocoder", "--out", city])
+        try #require(built.status == 0, "\(built.stderr)")
+        // A self-signed certificate for 127.0.0.1, made with openssl for this test.
+        let cert = folder.path("cert.pem"), key = folder.path("key.pem")
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        openssl.arguments = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1",
+                             "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
+        openssl.standardOutput = FileHandle.nullDevice
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        try #require(openssl.terminationStatus == 0, "openssl made the certificate")
+
+        let server = Process()
+        server.executableURL = try builtExecutable("wayfare")
+        server.arguments = ["serve", "--city", city, "--store", "sqlite:" + folder.path("s.sqlite"), "--port", "0",
+                            "--tls-cert", cert, "--tls-key", key, "--log-level", "warning"]
+        let err = Pipe()
+        server.standardError = err
+        server.standardOutput = FileHandle.nullDevice
+        try server.run()
+        defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
+        var seen = "", port: Int?
+        while port == nil {
+            let chunk = err.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+            if let range = seen.range(of: "https://127.0.0.1:") { port = Int(seen[range.upperBound...].prefix(while: \.isNumber)) }
+        }
+        let p = try #require(port, "no https serving line: \(seen)")
+        // Python's TLS client, trusting exactly this certificate.
+        let client = Process()
+        client.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        client.arguments = ["python3", "-c", """
+            import ssl, sys, urllib.request
+            context = ssl.create_default_context(cafile=sys.argv[1])
+            print(urllib.request.urlopen("https://127.0.0.1:" + sys.argv[2] + "/health", context=context).read().decode())
+            """, cert, String(p)]
+        let out = Pipe()
+        client.standardOutput = out
+        client.standardError = out
+        try client.run()
+        client.waitUntilExit()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(client.terminationStatus == 0 && text.contains("\"ok\""), "\(text)")
+        // Plain HTTP to the TLS port gets no answer.
+        #expect((try? httpRequest(port: p, "GET", "/health")) == nil)
+        kill(server.processIdentifier, SIGTERM)
+        server.waitUntilExit()
+        #expect(server.terminationStatus == 0)
+
+        for (arguments, message) in [(["--tls-cert", cert], "go together"), (["--tls-cert", folder.path("none.pem"), "--tls-key", key], "none.pem")] {
+            let r = try runWayfare(["serve", "--city", city, "--port", "0"] + arguments)
+            #expect(r.status != 0 && r.stderr.contains(message) && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+        }
+    }
+
     @Test func serveRefusesBadArgumentsInOneLine() throws {
         let folder = TemporaryFolder()
         for (arguments, message) in [
