@@ -108,6 +108,8 @@ package final class HTTPBackend: TaxiBackend {
 
     package func report(driver: Int64, position: Coordinate, at time: Date) async throws(ServiceError) {
         _ = try await call(.POST, "/v1/driver/position", token: driverToken(driver), body: .object([("position", Self.json(position))]))
+        // A report can bring a cab into reach of a waiting booking: the dispatcher may offer.
+        state.withLock { $0.pollNeeded = true }
     }
 
     package func setAvailable(driver: Int64, _ available: Bool) async throws(ServiceError) {

@@ -84,7 +84,14 @@ struct JSONBody {
     /// A time: an ISO 8601 string with its offset.
     mutating func optionalDate(_ key: String) throws(APIError) -> Date? {
         guard let s = try optionalString(key, maximum: 40) else { return nil }
-        guard let d = ISO8601DateFormatter().date(from: s) else { throw APIError.invalid(key, "must be an ISO 8601 time such as 2026-11-25T18:30:00Z") }
+        // With or without fractional seconds: the server writes its own times with
+        // milliseconds, and a client sends them back as they came.
+        let plain = ISO8601DateFormatter()
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        guard let d = plain.date(from: s) ?? fractional.date(from: s) else {
+            throw APIError.invalid(key, "must be an ISO 8601 time such as 2026-11-25T18:30:00Z")
+        }
         return d
     }
 

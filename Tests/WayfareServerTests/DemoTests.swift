@@ -14,12 +14,13 @@ struct DemoTests {
     /// The oracle is the same simulation run in process, straight on the services: HTTP,
     /// JSON, sessions and the polling of offers must change nothing of what happens. (The
     /// pickup ETAs are compared to 0.1 s: the API gives them to a tenth.)
-    @Test("twenty simulated minutes over HTTP end exactly as they do in process; summary.json and map.svg are written")
+    @Test("eighty simulated minutes over HTTP (bookings now and for later) end exactly as they do in process; summary.json and map.svg are written")
     func overHTTPAsInProcess() async throws {
         let out = TemporaryFolder()
         var options = Demo.Options(city: MonacoFolder.path, outDir: out.url.path)
-        options.minutes = 20
-        options.cabs = 12
+        // Long enough for bookings for later (30 to 60 minutes ahead) to be made and served.
+        options.minutes = 80
+        options.cabs = 6
         let demo = try await Demo(options, progress: { _ in }).run()
 
         let store = try SQLiteStore(path: out.path("in-process.sqlite"))
@@ -29,9 +30,9 @@ struct DemoTests {
                                                  configuration: options.simulation).run(on: backend).summary
 
         let http = demo.simulation
-        #expect(http.bookedNow > 0 && http.completed > 0, "the demo booked and completed trips: \(http)")
-        #expect(http.bookedNow == direct.bookedNow && http.bookedLater == direct.bookedLater)
-        #expect(http.refused == direct.refused)
+        #expect(http.bookedNow > 0 && http.bookedLater > 0 && http.completed > 0, "the demo booked now and later and completed trips: \(http)")
+        #expect(http.bookedNow == direct.bookedNow && http.bookedLater == direct.bookedLater, "over HTTP \(http), in process \(direct)")
+        #expect(http.refused == direct.refused, "over HTTP \(http.refused), in process \(direct.refused); later \(http.bookedLater) vs \(direct.bookedLater), unexpected \(http.unexpectedErrors)")
         #expect(http.completed == direct.completed)
         #expect(http.notServed == direct.notServed)
         #expect(http.cancelled == direct.cancelled)

@@ -311,6 +311,18 @@ struct ServerTests {
             #expect(value(#"wayfare_fleet_cabs{status="available"}"#) == 1)
             #expect((value(#"wayfare_store_transaction_duration_seconds_count{kind="write"}"#) ?? 0) > 10)
             #expect(value(#"wayfare_http_request_duration_seconds_bucket{route="/v1/bookings",method="POST",le="+Inf"}"#) == 2)
+
+            // A booking for later, its time written as the server writes times (with
+            // milliseconds) and without them.
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            for (minutes, key) in [(45.0, "later-1"), (150.0, "later-2")] {
+                var time = formatter.string(from: Date().addingTimeInterval(minutes * 60))
+                if key == "later-2" { time = ISO8601DateFormatter().string(from: Date().addingTimeInterval(minutes * 60)) }
+                let body = trip.dropLast() + #","pickup_time":"\#(time)"}"#
+                let later = try await api.call(.post, "/v1/bookings", String(body), token: asha, key: key)
+                #expect(later.status == 201 && later["kind"]?.stringValue == "later", "\(time): \(later.text)")
+            }
         }
     }
 }
