@@ -158,6 +158,8 @@ paths = {
     "/v1/driver/position": {"post": op("Report the cab's position", {"204": {"description": "recorded"}}, request=obj({"position": ref("Coordinate")}, ["position"], extra=False), auth=True, extra=["409"], tag="drivers")},
     "/v1/driver/availability": {"post": op("Available or not", {"204": {"description": "set"}}, request=obj({"available": B}, ["available"], extra=False), auth=True, extra=["409"], tag="drivers")},
     "/v1/driver/offers": {"get": op("Offers waiting for an answer", {"200": ok(obj({"offers": {"type": "array", "items": ref("Offer")}}, ["offers"]))}, auth=True, tag="drivers")},
+    "/v1/driver/offers/stream": {"get": op("Offers pushed as server-sent events (event: offer, data: the offer's JSON)",
+                                           {"200": ok(S(), "a stream that ends when the server stops", ctype="text/event-stream")}, auth=True, tag="drivers")},
     "/v1/driver/offers/{id}": {"post": op("Accept or decline an offer", {"204": {"description": "answered"}}, params=[p("id", I(minimum=0))],
                                           request=obj({"accept": B}, ["accept"], extra=False), auth=True, extra=["404", "409"], tag="drivers")},
     "/v1/driver/bookings/{number}/arrived": {"post": op("At the pickup", {"204": {"description": "recorded"}}, params=[NUMBER], auth=True, extra=["404", "409"], tag="drivers")},

@@ -41,6 +41,7 @@ public final class WayfareServer: Sendable {
     let notifier: any Notifier
     let routers: RouterPool
     let limiter: RateLimiter?
+    let offerHub = OfferHub()
     let logger: Logger
 
     /// The services of `city` on `store` (migrated to `ServiceSchema`).
@@ -75,7 +76,8 @@ public final class WayfareServer: Sendable {
         self.notifier = notifier
         accounts = Accounts(store: store, notifier: notifier, clock: clock, settings: AccountSettings(), hasher: passwords)
         wallet = Wallet(store: store, gateway: gateway, clock: clock)
-        bookings = try Bookings(store: store, city: city.city, scheduler: scheduler)
+        let hub = offerHub
+        bookings = try Bookings(store: store, city: city.city, scheduler: scheduler, offers: { offer in hub.publish(offer) })
         favourites = PassengerFavourites(store: store)
         outbox = Outbox(store: store, clock: clock)
         routers = RouterPool(network: city.city.network)
@@ -105,6 +107,7 @@ public final class WayfareServer: Sendable {
         addAccountRoutes(router)
         addBookingRoutes(router)
         addDriverRoutes(router)
+        addOfferStreamRoute(router)
         addWebRoutes(router)
         return router
     }
@@ -157,8 +160,11 @@ struct PeriodicWork: Service {
         // (ServiceGroup would report it as one and the process would exit 1).
         do {
             try await cancelWhenGracefulShutdown {
+                var beats = 0
                 while !Task.isCancelled {
                     await server.runPeriodicWork()
+                    beats += 1
+                    if beats % 8 == 0 { server.offerHub.heartbeat() }
                     try await Task.sleep(for: .seconds(2))
                 }
             }

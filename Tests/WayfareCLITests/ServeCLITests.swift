@@ -77,6 +77,20 @@ import Glibc
         let malformed = try httpRequest(port: p, "POST", "/v1/sessions", body: #"{"mobile":"#)
         #expect(malformed.status == 400 && malformed.body.contains("\"code\":\"invalid\""), "\(malformed)")
 
+        // A driver's app holds an offer stream open: stopping must end it, not wait for it.
+        let made = try httpRequest(port: p, "POST", "/v1/drivers", headers: ["Authorization": "Bearer \(token)"],
+                                   body: #"{"name":"Ravi","mobile":"9000000003","email":"ravi@example.com","password":"steady wheels 7","confirmation":"steady wheels 7"}"#)
+        #expect(made.status == 201, "\(made)")
+        let driverLogin = try httpRequest(port: p, "POST", "/v1/sessions", body: #"{"mobile":"9000000003","password":"steady wheels 7"}"#)
+        let driverToken = try #require(try JSONParser.parse(Array(driverLogin.body.utf8))["token"]?.stringValue)
+        let streamed = Locked<(status: Int, body: String)?>(nil)
+        let listening = Thread {
+            let r = try? httpRequest(port: p, "GET", "/v1/driver/offers/stream", headers: ["Authorization": "Bearer \(driverToken)"])
+            streamed.withLock { $0 = r }
+        }
+        listening.start()
+        usleep(300_000)
+
         // Graceful: a registration in flight (scrypt makes it take a while) when SIGTERM
         // arrives still finishes, is answered, and is there after a restart.
         let answer = Locked<(status: Int, body: String)?>(nil)
@@ -96,6 +110,9 @@ import Glibc
         while answer.withLock({ $0 }) == nil, inFlight.isExecuting { usleep(10_000) }
         let late = answer.withLock { $0 }
         #expect(late?.status == 201, "the request in flight was answered: \(String(describing: late))")
+        while streamed.withLock({ $0 }) == nil, listening.isExecuting { usleep(10_000) }
+        let stream = streamed.withLock { $0 }
+        #expect(stream?.status == 200 && stream?.body.hasPrefix(": offers for driver") == true, "the offer stream ended cleanly: \(String(describing: stream))")
 
         let again = Process()
         again.executableURL = try builtExecutable("wayfare")

@@ -258,9 +258,18 @@ struct ServerTests {
             let trip = #"{"pickup":{"lat":43.7393,"lon":7.4277},"destination":{"lat":43.7314,"lon":7.4197},"cab_type":"Sedan"}"#
             let estimate = try await api.call(.post, "/v1/estimates", trip, token: asha)
             #expect(estimate.status == 200 && (estimate["total"]?.numberValue ?? 0) > 0 && (estimate["discount"]?.numberValue ?? 0) > 0)
+            // The driver's app listens for offers (server-sent events) before the booking.
+            let stream = Task { try await api.call(.get, "/v1/driver/offers/stream", token: driver) }
+            for _ in 0..<200 where server.openOfferStreams == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(server.openOfferStreams == 1)
             let booked = try await api.call(.post, "/v1/bookings", trip, token: asha, key: "book-1")
             #expect(booked.status == 201 && booked["state"]?.stringValue == "requested", "\(booked.text)")
             let number = Int(booked["number"]?.numberValue ?? 0)
+            // The stream ends when the server stops; it carried the offer as it was made.
+            server.closeStreams()
+            let pushed = try await stream.value
+            #expect(pushed.status == 200 && pushed.headers[.contentType] == "text/event-stream")
+            #expect(pushed.text.contains("event: offer\nid: ") && pushed.text.contains(#""booking":\#(number)"#), "\(pushed.text)")
             // The same key again: the same booking, not a second one.
             let again = try await api.call(.post, "/v1/bookings", trip, token: asha, key: "book-1")
             #expect(again.status == 201 && Int(again["number"]?.numberValue ?? 0) == number)
