@@ -39,27 +39,9 @@ import Glibc
         let second = try createAdmin("9000000002", "Ops!admin-2026y")
         #expect(second.status != 0 && second.stderr.contains("only an admin"), "\(second.stderr)")
 
-        let server = Process()
-        server.executableURL = try builtExecutable("wayfare")
-        server.arguments = ["serve", "--city", city, "--store", store, "--port", "0", "--log-level", "warning"]
-        let err = Pipe()
-        server.standardError = err
-        server.standardOutput = FileHandle.nullDevice
-        try server.run()
-        defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
-        // The port from the "serving" line.
-        var seen = ""
-        var port: Int?
-        let deadline = Date().addingTimeInterval(60)
-        while port == nil, Date() < deadline {
-            let chunk = err.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen += String(decoding: chunk, as: UTF8.self)
-            if let range = seen.range(of: "http://127.0.0.1:") {
-                port = Int(seen[range.upperBound...].prefix(while: \.isNumber))
-            }
-        }
-        let p = try #require(port, "no serving line: \(seen)")
+        let server = try RunningServer(["--city", city, "--store", store, "--port", "0", "--log-level", "warning"])
+        defer { server.kill9() }
+        let p = server.port
 
         let health = try httpRequest(port: p, "GET", "/health")
         #expect(health.status == 200 && health.body.contains("ok"))
@@ -104,9 +86,7 @@ import Glibc
         inFlight.start()
         #expect(requestSent.wait(timeout: .now() + 30) == .success)
         usleep(50_000)  // the server reads it and starts hashing (scrypt takes longer than this)
-        kill(server.processIdentifier, SIGTERM)
-        server.waitUntilExit()
-        #expect(server.terminationReason == .exit && server.terminationStatus == 0, "exit \(server.terminationStatus)")
+        #expect(server.stop() == 0, "the server exits 0 after SIGTERM")
         while answer.withLock({ $0 }) == nil, inFlight.isExecuting { usleep(10_000) }
         let late = answer.withLock { $0 }
         #expect(late?.status == 201, "the request in flight was answered: \(String(describing: late))")
@@ -114,25 +94,11 @@ import Glibc
         let stream = streamed.withLock { $0 }
         #expect(stream?.status == 200 && stream?.body.hasPrefix(": offers for driver") == true, "the offer stream ended cleanly: \(String(describing: stream))")
 
-        let again = Process()
-        again.executableURL = try builtExecutable("wayfare")
-        again.arguments = ["serve", "--city", city, "--store", store, "--port", "0", "--log-level", "warning"]
-        let err2 = Pipe()
-        again.standardError = err2
-        again.standardOutput = FileHandle.nullDevice
-        try again.run()
-        defer { if again.isRunning { kill(again.processIdentifier, SIGKILL) } }
-        var seen2 = "", port2: Int?
-        while port2 == nil {
-            let chunk = err2.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen2 += String(decoding: chunk, as: UTF8.self)
-            if let range = seen2.range(of: "http://127.0.0.1:") { port2 = Int(seen2[range.upperBound...].prefix(while: \.isNumber)) }
-        }
-        let relogin = try httpRequest(port: try #require(port2), "POST", "/v1/sessions", body: #"{"mobile":"9111111111","password":"in flight 2026"}"#)
+        let again = try RunningServer(["--city", city, "--store", store, "--port", "0", "--log-level", "warning"])
+        defer { again.kill9() }
+        let relogin = try httpRequest(port: again.port, "POST", "/v1/sessions", body: #"{"mobile":"9111111111","password":"in flight 2026"}"#)
         #expect(relogin.status == 201, "the account answered before the stop is there after it: \(relogin)")
-        kill(again.processIdentifier, SIGTERM)
-        again.waitUntilExit()
+        #expect(again.stop() == 0)
     }
 
     @Test func serveSpeaksTLSWhenGivenACertificateAndKey() throws {
@@ -152,23 +118,10 @@ import Glibc
         openssl.waitUntilExit()
         try #require(openssl.terminationStatus == 0, "openssl made the certificate")
 
-        let server = Process()
-        server.executableURL = try builtExecutable("wayfare")
-        server.arguments = ["serve", "--city", city, "--store", "sqlite:" + folder.path("s.sqlite"), "--port", "0",
-                            "--tls-cert", cert, "--tls-key", key, "--log-level", "warning"]
-        let err = Pipe()
-        server.standardError = err
-        server.standardOutput = FileHandle.nullDevice
-        try server.run()
-        defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
-        var seen = "", port: Int?
-        while port == nil {
-            let chunk = err.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen += String(decoding: chunk, as: UTF8.self)
-            if let range = seen.range(of: "https://127.0.0.1:") { port = Int(seen[range.upperBound...].prefix(while: \.isNumber)) }
-        }
-        let p = try #require(port, "no https serving line: \(seen)")
+        let server = try RunningServer(["--city", city, "--store", "sqlite:" + folder.path("s.sqlite"), "--port", "0",
+                                        "--tls-cert", cert, "--tls-key", key, "--log-level", "warning"], scheme: "https")
+        defer { server.kill9() }
+        let p = server.port
         // Python's TLS client, trusting exactly this certificate.
         let client = Process()
         client.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -186,9 +139,7 @@ import Glibc
         #expect(client.terminationStatus == 0 && text.contains("\"ok\""), "\(text)")
         // Plain HTTP to the TLS port gets no answer.
         #expect((try? httpRequest(port: p, "GET", "/health")) == nil)
-        kill(server.processIdentifier, SIGTERM)
-        server.waitUntilExit()
-        #expect(server.terminationStatus == 0)
+        #expect(server.stop() == 0)
 
         for (arguments, message) in [(["--tls-cert", cert], "go together"), (["--tls-cert", folder.path("none.pem"), "--tls-key", key], "none.pem")] {
             let r = try runWayfare(["serve", "--city", city, "--port", "0"] + arguments)
@@ -224,4 +175,46 @@ import Glibc
         let bad = try runWayfare(["demo", "--out-dir", out, "--minutes", "0"])
         #expect(bad.status != 0 && bad.stderr.contains("--minutes"), "\(bad.stderr)")
     }
+}
+
+/// A `wayfare serve` process started for a test, and the port it reported.
+struct RunningServer {
+    let process: Process
+    let port: Int
+    let startup: String
+
+    /// Starts `wayfare serve` with `arguments` (add `--port 0`) and reads its stderr until the
+    /// line with the URL (`scheme`://127.0.0.1:PORT).
+    init(_ arguments: [String], scheme: String = "http") throws {
+        process = Process()
+        process.executableURL = try builtExecutable("wayfare")
+        process.arguments = ["serve"] + arguments
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        var seen = "", found: Int?
+        while found == nil {
+            let chunk = err.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+            if let range = seen.range(of: "\(scheme)://127.0.0.1:") { found = Int(seen[range.upperBound...].prefix(while: \.isNumber)) }
+        }
+        startup = seen
+        guard let found else {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            throw NSError(domain: "wayfare", code: 1, userInfo: [NSLocalizedDescriptionKey: "no serving line: \(seen)"])
+        }
+        port = found
+    }
+
+    /// SIGTERM, then the exit status.
+    func stop() -> Int32 {
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        return process.terminationReason == .exit ? process.terminationStatus : -1
+    }
+
+    /// SIGKILL when still running (a failed test's cleanup).
+    func kill9() { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
 }
