@@ -169,7 +169,7 @@ let package = Package(
                                                               "Geodesy", "GeoJSON", "TestSupport", "ZoneImport", "Zones", "RoadGraph",
                                                               "Geocoding", "TaxiDispatch", "Fleet",
                                                               .product(name: "HummingbirdTesting", package: "hummingbird")]),
-        .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "BackendExample", "Geodesy", "GeoJSON", "Zones", "RoadGraph", "Fleet", "TestSupport"]),
+        .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "BackendExample", "Geodesy", "GeoJSON", "Zones", "RoadGraph", "Fleet", "PostgresStorage", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -344,6 +344,27 @@ public final class Bookings: Sendable {
         }
     }
 
+    /// The lease a replica must still hold for its dispatch outcomes to be written (nil: the
+    /// only process, unfenced). Set by the server from its `CityLease` at every renewal.
+    let fence = Locked<(city: String, token: Int64)?>(nil)
+
+    /// Writes dispatch outcomes only while the lease of `city` has `token` (a former owner
+    /// that was paused past its lease cannot allocate once another replica took the city);
+    /// `token` 0 refuses them all, nil lifts the fence.
+    package func fence(city: String, token: Int64?) {
+        fence.withLock { $0 = token.map { (city, $0) } }
+    }
+
+    /// Throws when the fence's token is not the lease's token any more: the write is not
+    /// done, and the outcome waits in `unsaved` (which only the owner's `runDue` writes).
+    static func checkFence(_ fence: (city: String, token: Int64)?, _ c: any SQLConnection) throws {
+        guard let fence else { return }
+        let token = try c.first("SELECT token FROM city_leases WHERE city = ?", [.text(fence.city)])?.int64("token")
+        guard token == fence.token else {
+            throw ServiceError.conflict("the lease of \(fence.city) moved on (token \(token ?? 0), this replica's \(fence.token))")
+        }
+    }
+
     /// How many searches this process ended with a cab and without one, since it started.
     package var dispatchOutcomes: DispatchOutcomeCounts { outcomes.withLock { $0 } }
 
@@ -368,7 +389,9 @@ public final class Bookings: Sendable {
         switch outcome {
         case let .allocated(a):
             let driver = state.withLock { $0.driverOfCab[a.cab] }
+            let fence = self.fence.withLock { $0 }
             let freeTheCab: Bool = try store.blockingWrite { c in
+                try Self.checkFence(fence, c)
                 guard let row = try c.first("SELECT passenger_id, kind, state, pickup_ms FROM bookings WHERE number = ?",
                                             [.integer(Int64(number))]) else { return true }
                 // Cancelled while the driver was accepting: the cab is free again.
@@ -386,7 +409,9 @@ public final class Bookings: Sendable {
             }
             if freeTheCab { try? dispatcher.setStatus(of: a.cab, to: .available) }
         case let .notServed(reason):
+            let fence = self.fence.withLock { $0 }
             try store.blockingWrite(locking: Ledger.turns) { c in
+                try Self.checkFence(fence, c)
                 guard let row = try c.first("SELECT passenger_id, state, created_ms, revision FROM bookings WHERE number = ?",
                                             [.integer(Int64(number))]),
                       try row.string("state") == BookingState.requested.rawValue else { return }

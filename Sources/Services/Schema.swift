@@ -8,7 +8,7 @@ import Storage
 /// rather than written.
 public enum ServiceSchema {
     /// Every migration, oldest first.
-    public static let migrations: [Migration] = [version1, version2, version3, version4]
+    public static let migrations: [Migration] = [version1, version2, version3, version4, version5]
 
     /// The schema version this build writes.
     public static var version: Int { migrations.count }
@@ -249,6 +249,20 @@ public enum ServiceSchema {
             created_ms BIGINT NOT NULL,
             PRIMARY KEY (request_id, driver_id),
             UNIQUE (driver_id, client_id)
+        )
+        """,
+    ])
+
+    /// The lease of each city's live fleet and dispatch: one owner at a time among the
+    /// replicas, with a fencing token that grows at every change of owner.
+    static let version5 = Migration(version: 5, name: "city-leases", statements: [
+        """
+        CREATE TABLE city_leases (
+            city TEXT PRIMARY KEY,
+            owner TEXT NOT NULL,
+            url TEXT NOT NULL,
+            token BIGINT NOT NULL CHECK (token > 0),
+            expires_ms BIGINT NOT NULL
         )
         """,
     ])

@@ -34,6 +34,8 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("rate-limit"), help: "Requests per second each client may sustain (by bearer token, else by address); 0: no limit.")
     var rateLimit = 20.0
     @Option(name: .customLong("rate-burst"), help: "Requests a client may make at once.") var rateBurst = 120.0
+    @Option(name: .customLong("replica-url"), help: "This process's URL, when it is one of several replicas of the city on one PostgreSQL store: the replicas share a lease on the city, its owner runs the live fleet and dispatch, the others redirect the fleet's routes to it.")
+    var replicaURL: String?
     @Option(name: .customLong("tls-cert"), help: "A PEM certificate chain: serve HTTPS (with --tls-key).") var tlsCert: String?
     @Option(name: .customLong("tls-key"), help: "The PEM private key of --tls-cert.") var tlsKey: String?
 
@@ -64,12 +66,18 @@ struct ServeCommand: ParsableCommand {
         let folder: CityFolder
         do { folder = try CityFolder.load(city) } catch { throw CLIError(error.description) }
         let store = try address.open()
+        defer { store.close() }
         do { try store.migrate(ServiceSchema.migrations) } catch { throw CLIError("--store: \(error)") }
         var logger = Logger(label: "wayfare")
         logger.logLevel = level
         let server: WayfareServer
         let limit = rateLimit == 0 ? nil : RateLimit(burst: rateBurst, perSecond: rateLimit)
-        do { server = try WayfareServer(city: folder, store: store, logger: logger, rateLimit: limit) } catch { throw CLIError("\(error)") }
+        if let replicaURL {
+            guard let url = URL(string: replicaURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil, replicaURL.utf8.count <= 200 else {
+                throw CLIError("--replica-url must be an http:// or https:// URL, not \"\(replicaURL.prefix(60))\"")
+            }
+        }
+        do { server = try WayfareServer(city: folder, store: store, logger: logger, rateLimit: limit, replicaURL: replicaURL) } catch { throw CLIError("\(error)") }
         let (host, port) = (self.host, self.port)
         let groupLogger = logger
         try runBlocking {
@@ -108,6 +116,8 @@ struct AdminCreate: ParsableCommand {
             throw CLIError("stdin: give the password on the first line")
         }
         let store = try StoreAddress(parsing: self.store).open(connections: 1)
+        // Closed before the process ends: a PostgreSQL connection must be closed, not dropped.
+        defer { store.close() }
         do { try store.migrate(ServiceSchema.migrations) } catch { throw CLIError("--store: \(error)") }
         let accounts = Accounts(store: store, notifier: DiscardingNotifier())
         let registration = Registration(name: name, mobile: mobile, email: email, password: password, confirmation: password)

@@ -42,6 +42,9 @@ public final class WayfareServer: Sendable {
     let routers: RouterPool
     let limiter: RateLimiter?
     let offerHub = OfferHub()
+    /// The city's lease when this process is one of several replicas (nil: the only one).
+    let lease: CityLease?
+    let leaseView = Locked(LeaseView())
     let logger: Logger
 
     /// The services of `city` on `store` (migrated to `ServiceSchema`).
@@ -56,17 +59,23 @@ public final class WayfareServer: Sendable {
     ///   - notifier: where the outbox's messages go (the log by default).
     ///   - logger: the server's log.
     ///   - rateLimit: how many requests each client may make (nil: no limit).
+    ///   - replicaURL: this process's URL when it is one of several replicas of the city on
+    ///     one PostgreSQL store: the replicas hold a lease on the city, the owner runs the live
+    ///     fleet and dispatch, and the others redirect the fleet's routes to it (nil: the only
+    ///     process, which owns the city).
     public convenience init(city: CityFolder, store: any SQLStore, scheduler: any DispatchScheduler = SystemScheduler(),
                 gateway: any PaymentGateway = TestModeGateway(), notifier: (any Notifier)? = nil,
-                logger: Logger = Logger(label: "wayfare.server"), rateLimit: RateLimit? = RateLimit()) throws(ServiceError) {
+                logger: Logger = Logger(label: "wayfare.server"), rateLimit: RateLimit? = RateLimit(),
+                replicaURL: String? = nil) throws(ServiceError) {
         try self.init(city: city, store: store, scheduler: scheduler, gateway: gateway, notifier: notifier, logger: logger,
-                      passwords: .standard, rateLimit: rateLimit)
+                      passwords: .standard, rateLimit: rateLimit, replicaURL: replicaURL)
     }
 
     /// The services with the password hash `passwords`: `wayfare demo` uses cheap parameters
     /// for its hundreds of throwaway accounts (scrypt at N = 2^17 costs a second a login).
     package init(city: CityFolder, store: any SQLStore, scheduler: any DispatchScheduler, gateway: any PaymentGateway,
-                 notifier: (any Notifier)?, logger: Logger, passwords: PasswordHasher, rateLimit: RateLimit?) throws(ServiceError) {
+                 notifier: (any Notifier)?, logger: Logger, passwords: PasswordHasher, rateLimit: RateLimit?,
+                 replicaURL: String? = nil) throws(ServiceError) {
         self.city = city
         let store = MeasuredStore(base: store, metrics: metrics)
         self.store = store
@@ -82,6 +91,11 @@ public final class WayfareServer: Sendable {
         outbox = Outbox(store: store, clock: clock)
         routers = RouterPool(network: city.city.network)
         limiter = rateLimit.map { limit in RateLimiter(limit, now: { clock.now().timeIntervalSinceReferenceDate }) }
+        lease = replicaURL.map { url in
+            CityLease(store: store, city: city.settings.name, owner: "\(ProcessInfo.processInfo.hostName)-\(getpid())-\(UUID().uuidString.prefix(8))",
+                      url: url)
+        }
+        if let lease { bookings.fence(city: lease.city, token: 0) } else { leaseView.withLock { $0.owning = true } }
     }
 
     /// The routes, behind the error and request-log middleware.
@@ -90,6 +104,7 @@ public final class WayfareServer: Sendable {
         router.add(middleware: RequestLogMiddleware(metrics: metrics))
         router.add(middleware: ErrorMiddleware())
         if let limiter { router.add(middleware: RateLimitMiddleware(limiter: limiter)) }
+        if lease != nil { router.add(middleware: OwnerRedirectMiddleware(server: self)) }
         router.get("/health") { _, _ in JSONResponse.make(.object([("status", .string("ok"))])) }
         router.get("/ready") { [self] _, _ in try await ready() }
         router.get("/openapi.json") { _, _ in
@@ -128,7 +143,7 @@ public final class WayfareServer: Sendable {
                             onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         Application(router: router(), server: server,
                     configuration: .init(address: .hostname(host, port: port), serverName: "wayfare"),
-                    services: periodicWork ? [PeriodicWork(server: self)] : [],
+                    services: (periodicWork ? [PeriodicWork(server: self)] : []) + (lease.map { [LeaseKeeper(server: self, lease: $0)] } ?? []),
                     onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) }, logger: logger)
     }
 
@@ -136,7 +151,10 @@ public final class WayfareServer: Sendable {
     func ready() async throws -> Response {
         do {
             _ = try await store.read { c in try c.first("SELECT 1 AS one") }
-            return JSONResponse.make(.object([("status", .string("ready")), ("city", .string(city.settings.name))]))
+            let view = leaseView.withLock { $0 }
+            return JSONResponse.make(.object([("status", .string("ready")), ("city", .string(city.settings.name)),
+                                              ("owner", .bool(view.owning)), ("owner_url", view.ownerURL.map { .string($0) } ?? .null),
+                                              ("lease_token", .number(Double(view.token)))]))
         } catch {
             throw APIError(.serviceUnavailable, code: "unavailable", message: "the store is unavailable")
         }
@@ -145,6 +163,8 @@ public final class WayfareServer: Sendable {
     /// The work a host does every few seconds: allocate bookings for later that fell due,
     /// and send the outbox.
     public func runPeriodicWork() async {
+        // Bookings for later are dispatched by the owner of the city's fleet only.
+        guard leaseView.withLock({ $0.owning }) else { return }
         do { _ = try await bookings.runDue() } catch { logger.error("runDue failed: \(error)") }
         do { _ = try await outbox.deliver(through: notifier) } catch { logger.error("outbox delivery failed: \(error)") }
     }

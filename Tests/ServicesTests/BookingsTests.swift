@@ -328,6 +328,32 @@ struct BookingsTests {
         #expect(try await next.booking(b.number, for: p).state == .allocated)
     }
 
+    @Test("replicas: the lease goes to one claimant at a time, and a replica writes dispatch outcomes only under the lease's current token", arguments: Engine.allCases)
+    func leaseAndFence(engine: Engine) async throws {
+        guard let r = try await BookingRig(engine) else { return }
+        let start = r.h.clock.now()
+        let a = CityLease(store: r.h.store, city: "Monaco", owner: "replica-a", url: "http://a")
+        let b = CityLease(store: r.h.store, city: "Monaco", owner: "replica-b", url: "http://b")
+        let first = try await a.claim(now: start)
+        #expect(first.owner == "replica-a" && first.token == 1)
+        #expect(try await b.claim(now: start.addingTimeInterval(1)).owner == "replica-a", "held: B cannot take it")
+        #expect(try await a.claim(now: start.addingTimeInterval(2)).token == 1, "renewed: same token")
+        let taken = try await b.claim(now: start.addingTimeInterval(5.1))
+        #expect(taken.owner == "replica-b" && taken.token == 2 && taken.url == "http://b", "lapsed: B takes it, the token goes up")
+
+        // This process is replica A, fenced at its old token 1: its allocation is refused.
+        r.bookings.fence(city: "Monaco", token: 1)
+        let p = try await r.passenger(20, balance: 100_000)
+        let d = try await r.driver(20, at: Monaco.portHercule)
+        let booking = try await r.bookings.bookNow(r.request(p), key: .random())
+        try await r.accept(d)
+        #expect(try await r.bookings.booking(booking.number, for: p).state == .requested, "no allocation under a lapsed lease")
+        // Under the current token the outcome kept aside is written.
+        r.bookings.fence(city: "Monaco", token: 2)
+        _ = try await r.bookings.runDue()
+        #expect(try await r.bookings.booking(booking.number, for: p).state == .allocated)
+    }
+
     @Test("a pickup in the service area but outside every taxi zone is still served, from the nearest queues")
     func pickupOutsideEveryZone() async throws {
         guard let r = try await BookingRig(.sqlite) else { return }

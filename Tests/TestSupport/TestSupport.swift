@@ -117,6 +117,13 @@ import Glibc
 /// `wayfare serve`, so that they need no HTTP client library and no `curl`.
 public func httpRequest(port: Int, _ method: String, _ path: String, headers: [String: String] = [:],
                         body: String? = nil, sent: (() -> Void)? = nil) throws -> (status: Int, body: String) {
+    let r = try httpRequestWithHeaders(port: port, method, path, headers: headers, body: body, sent: sent)
+    return (r.status, r.body)
+}
+
+/// ``httpRequest(port:_:_:headers:body:sent:)`` with the response's headers (names lower-cased).
+public func httpRequestWithHeaders(port: Int, _ method: String, _ path: String, headers: [String: String] = [:],
+                                   body: String? = nil, sent: (() -> Void)? = nil) throws -> (status: Int, headers: [String: String], body: String) {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw NSError(domain: "http", code: 1, userInfo: [NSLocalizedDescriptionKey: "socket failed"]) }
     defer { close(fd) }
@@ -152,6 +159,11 @@ public func httpRequest(port: Int, _ method: String, _ path: String, headers: [S
     guard let headerEnd = text.range(of: "\r\n\r\n"), let status = Int(text.split(separator: " ").dropFirst().first ?? "") else {
         throw NSError(domain: "http", code: 4, userInfo: [NSLocalizedDescriptionKey: "no HTTP response: \(text.prefix(200))"])
     }
+    var responseHeaders: [String: String] = [:]
+    for line in text[..<headerEnd.lowerBound].split(separator: "\r\n").dropFirst() {
+        guard let colon = line.firstIndex(of: ":") else { continue }
+        responseHeaders[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    }
     var payload = String(text[headerEnd.upperBound...])
     if text[..<headerEnd.lowerBound].lowercased().contains("transfer-encoding: chunked") {
         // De-chunk: size line, data, CRLF, until the 0 chunk.
@@ -164,5 +176,25 @@ public func httpRequest(port: Int, _ method: String, _ path: String, headers: [S
         }
         payload = out
     }
-    return (status, payload)
+    return (status, responseHeaders, payload)
+}
+
+/// Runs the built `wayfare` with `input` on its stdin.
+public func runWayfareWithInput(_ arguments: [String], input: String) throws -> CommandResult {
+    let process = Process()
+    process.executableURL = try builtExecutable("wayfare")
+    process.arguments = arguments
+    process.currentDirectoryURL = SharedData.projectRoot
+    let stdin = Pipe(), out = Pipe(), err = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    stdin.fileHandleForWriting.write(Data(input.utf8))
+    try stdin.fileHandleForWriting.close()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return CommandResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                         stderr: String(decoding: errData, as: UTF8.self))
 }

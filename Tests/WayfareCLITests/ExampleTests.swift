@@ -70,8 +70,10 @@ import TestSupport
         }
         #expect(blocks.count >= 4, "the README's usage section has a block per question")
         for block in blocks {
-            let found = exampleLines.indices.contains { i in
-                i + block.count <= exampleLines.count && Array(exampleLines[i..<(i + block.count)]) == block
+            let found: Bool = exampleLines.indices.contains { (i: Int) -> Bool in
+                guard i + block.count <= exampleLines.count else { return false }
+                let window: [String] = Array(exampleLines[i..<(i + block.count)])
+                return window == block
             }
             #expect(found, "README block not in Examples/*/main.swift:\n\(block.joined(separator: "\n"))")
         }
