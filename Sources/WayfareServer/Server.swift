@@ -35,6 +35,8 @@ public final class WayfareServer: Sendable {
     public let bookings: Bookings
     /// Favourite places.
     public let favourites: PassengerFavourites
+    /// Ride requests (002).
+    public let rideRequests: RideRequests
     let store: any SQLStore
     let metrics = ServerMetrics()
     let outbox: Outbox
@@ -88,6 +90,7 @@ public final class WayfareServer: Sendable {
         let hub = offerHub
         bookings = try Bookings(store: store, city: city.city, scheduler: scheduler, offers: { offer in hub.publish(offer) })
         favourites = PassengerFavourites(store: store)
+        rideRequests = RideRequests(store: store, city: city.city, clock: clock)
         outbox = Outbox(store: store, clock: clock)
         routers = RouterPool(network: city.city.network)
         limiter = rateLimit.map { limit in RateLimiter(limit, now: { clock.now().timeIntervalSinceReferenceDate }) }
@@ -123,6 +126,7 @@ public final class WayfareServer: Sendable {
         addBookingRoutes(router)
         addDriverRoutes(router)
         addOfferStreamRoute(router)
+        addRideRoutes(router)
         addWebRoutes(router)
         return router
     }

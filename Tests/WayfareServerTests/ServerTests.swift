@@ -151,6 +151,56 @@ struct ServerTests {
         }
     }
 
+    @Test("ride requests over HTTP (002): post with a client id (a replay is the same request), search as a driver, accept, confirm, complete, pay once; others see nothing")
+    func rideRequests() async throws {
+        let rig = try Rig()
+        let server = rig.server
+        try await rig.run { api in
+            let adminPassword = "Adm1n!server-test"
+            _ = try await server.accounts.createAdmin(Registration(name: "Admin", mobile: "9000000001", email: "admin@example.com",
+                                                                   password: adminPassword, confirmation: adminPassword), adminSession: nil)
+            let admin = try await api.call(.post, "/v1/sessions", #"{"mobile":"9000000001","password":"\#(adminPassword)"}"#)["token"]?.stringValue ?? ""
+            #expect(try await api.call(.post, "/v1/drivers", #"{"name":"Ravi","mobile":"9000000002","email":"ravi@example.com","password":"steady wheels 7","confirmation":"steady wheels 7"}"#, token: admin).status == 201)
+            let driverSession = try await api.call(.post, "/v1/sessions", #"{"mobile":"9000000002","password":"steady wheels 7"}"#)
+            let driver = driverSession["token"]?.stringValue ?? "", driverID = Int(driverSession["user"]?["id"]?.numberValue ?? 0)
+            let (rider, _) = try await api.passenger(1)
+            let (other, _) = try await api.passenger(2)
+            _ = try await api.call(.post, "/v1/wallet/refills", #"{"amount":50000,"payment_token":"tok_visa"}"#, token: rider, key: "refill-r")
+
+            let fare = try await api.call(.get, "/v1/ride-requests/fare?from=43.7393,7.4277&to=43.7314,7.4197", token: rider)
+            let suggested = Int(fare["suggested_fare"]?.numberValue ?? 0)
+            #expect(fare.status == 200 && suggested > 0, "\(fare.text)")
+            let draft = #"{"client_id":"phone-1","source":{"lat":43.7393,"lon":7.4277},"destination":{"lat":43.7314,"lon":7.4197},"source_address":"Place du Casino","fare":\#(suggested)}"#
+            let posted = try await api.call(.post, "/v1/ride-requests", draft, token: rider)
+            #expect(posted.status == 201 && posted["status"]?.stringValue == "open", "\(posted.text)")
+            let id = Int(posted["id"]?.numberValue ?? 0)
+            let replay = try await api.call(.post, "/v1/ride-requests", draft, token: rider)
+            #expect(Int(replay["id"]?.numberValue ?? -1) == id, "the offline phone's replay is the same request")
+            let missingFare = try await api.call(.post, "/v1/ride-requests", #"{"client_id":"phone-2","source":{"lat":43.7393,"lon":7.4277},"destination":{"lat":43.7314,"lon":7.4197}}"#, token: rider)
+            #expect(missingFare.status == 400 && missingFare.errorField == "fare")
+
+            let found = try await api.call(.get, "/v1/ride-requests?near=43.7350,7.4230&within_m=3000&q=casino", token: driver)
+            #expect(found["requests"]?.arrayValue?.map { Int($0["id"]?.numberValue ?? 0) } == [id], "\(found.text)")
+            #expect(try await api.call(.get, "/v1/ride-requests?near=43.7350,7.4230", token: rider).status == 403, "riders do not search")
+            #expect(try await api.call(.get, "/v1/ride-requests/\(id)", token: other).status == 404, "another rider sees nothing")
+
+            let accepted = try await api.call(.post, "/v1/ride-requests/\(id)/accept", #"{"client_id":"drv-1"}"#, token: driver)
+            #expect(accepted.status == 200 && accepted["status"]?.stringValue == "accepted", "\(accepted.text)")
+            #expect(try await api.call(.post, "/v1/ride-requests/\(id)/confirm", #"{"driver":\#(driverID)}"#, token: other).status == 404)
+            let confirmed = try await api.call(.post, "/v1/ride-requests/\(id)/confirm", #"{"driver":\#(driverID)}"#, token: rider)
+            #expect(confirmed.status == 200 && confirmed["status"]?.stringValue == "confirmed", "\(confirmed.text)")
+            #expect(try await api.call(.post, "/v1/ride-requests/\(id)/complete", token: driver).status == 200)
+            let paid = try await api.call(.post, "/v1/ride-requests/\(id)/pay", token: rider, key: "pay-1")
+            #expect(paid.status == 200 && Int(paid["fare"]?.numberValue ?? 0) == suggested, "\(paid.text)")
+            let again = try await api.call(.post, "/v1/ride-requests/\(id)/pay", token: rider, key: "pay-1")
+            #expect(again.status == 200 && again["wallet_paid"] == paid["wallet_paid"])
+            let wallet = try await api.call(.get, "/v1/wallet", token: rider)
+            #expect(Int(wallet["available"]?.numberValue ?? 0) == 50000 - Int(paid["wallet_paid"]?.numberValue ?? 0), "paid once: \(wallet.text)")
+            let late = try await api.call(.post, "/v1/ride-requests/\(id)/cancel", token: rider)
+            #expect(late.status == 409 && late.errorCode == "conflict", "\(late.text)")
+        }
+    }
+
     @Test("health, readiness, the engine's answers and their bad input")
     func engine() async throws {
         let rig = try Rig()
