@@ -201,6 +201,27 @@ struct ServerTests {
         }
     }
 
+    @Test("a session token stops working when it expires (30 days) and when its owner logs out")
+    func expiredAndEndedTokens() async throws {
+        let clock = VirtualScheduler(start: Date())
+        let rig = try Rig(scheduler: clock)
+        try await rig.run { api in
+            let (token, _) = try await api.passenger(1)
+            #expect(try await api.call(.get, "/v1/me", token: token).status == 200)
+            clock.advance(to: clock.now().addingTimeInterval(29 * 86_400))
+            #expect(try await api.call(.get, "/v1/wallet", token: token).status == 200, "still valid on day 29")
+            clock.advance(to: clock.now().addingTimeInterval(2 * 86_400))
+            let expired = try await api.call(.get, "/v1/wallet", token: token)
+            #expect(expired.status == 401 && expired.errorCode == "unauthorized" && expired.headers[.wwwAuthenticate] == "Bearer", "\(expired.text)")
+            // A fresh session, then logging out ends it.
+            let again = try await api.call(.post, "/v1/sessions", #"{"mobile":"9800000001","password":"monsoon ride 1"}"#)
+            let fresh = again["token"]?.stringValue ?? ""
+            #expect(try await api.call(.get, "/v1/me", token: fresh).status == 200)
+            #expect(try await api.call(.delete, "/v1/sessions", token: fresh).status == 204)
+            #expect(try await api.call(.get, "/v1/me", token: fresh).status == 401)
+        }
+    }
+
     @Test("health, readiness, the engine's answers and their bad input")
     func engine() async throws {
         let rig = try Rig()
