@@ -102,5 +102,51 @@ run osrm "http://127.0.0.1:$osrm_port" osrm "$seconds"
 run nearest "$url" nearest "$seconds"
 run etas "$url" etas "$seconds"
 echo "== the mix for $mix_seconds s while 200 cabs report every 5 s and the city's passengers book"
+# Beside wrk, bookings for now at about 4 a second from passengers of their own (each books
+# once: a passenger has one booking at a time), timed from request to 201.
+python3 - "$url" "$mix_seconds" "$out" <<'PY' >>"$results" &
+import json, sys, threading, time, urllib.request, random
+base, seconds, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+def call(path, body, token=None, key=None):
+    headers = {"Content-Type": "application/json"}
+    if token: headers["Authorization"] = "Bearer " + token
+    if key: headers["Idempotency-Key"] = key
+    try:
+        r = urllib.request.urlopen(urllib.request.Request(base + path, data=json.dumps(body).encode(), headers=headers), timeout=30)
+        return r.status, json.load(r)
+    except urllib.error.HTTPError as e:
+        return e.code, json.load(e)
+count = seconds * 4
+tokens = []
+for i in range(count):
+    mobile = "96%08d" % i
+    call("/v1/accounts", {"name": "Booker", "mobile": mobile, "email": "b%d@example.com" % i, "password": "booking load 2026", "confirmation": "booking load 2026"})
+    tokens.append(call("/v1/sessions", {"mobile": mobile, "password": "booking load 2026"})[1]["token"])
+    call("/v1/wallet/refills", {"amount": 100000, "payment_token": "tok_visa"}, tokens[-1], "refill-%d" % i)
+open(out + "/bookers.ready", "w").write("ready")
+while not __import__("os").path.exists(out + "/mix.started"): time.sleep(0.05)
+rng = random.Random(7)
+times, statuses = [], {}
+start = time.time()
+for i, token in enumerate(tokens):
+    due = start + i / 4.0
+    if due > time.time(): time.sleep(due - time.time())
+    lat, lon = 43.7300 + rng.random() * 0.012, 7.4150 + rng.random() * 0.015
+    t0 = time.perf_counter()
+    status, _ = call("/v1/bookings", {"pickup": {"lat": lat, "lon": lon}, "destination": {"lat": 43.7393, "lon": 7.4277}, "cab_type": "Sedan"}, token, "book-%d" % i)
+    times.append((time.perf_counter() - t0) * 1000)
+    statuses[status] = statuses.get(status, 0) + 1
+    if time.time() - start > seconds: break
+times.sort()
+pct = lambda q: round(times[min(len(times) - 1, int(q * len(times)))], 2)
+print(json.dumps({"load": "bookings during the mix", "seconds": round(time.time() - start), "requests": len(times),
+                  "requests_per_second": round(len(times) / max(1, time.time() - start), 1), "p50_ms": pct(0.5), "p99_ms": pct(0.99),
+                  "statuses": statuses, "within_5s": times[-1] <= 5000 if times else False}))
+PY
+bookers=$!
+while [ ! -f "$out/bookers.ready" ]; do sleep 0.2; done
+touch "$out/mix.started"
 run mix "$url" mix "$mix_seconds"
+wait $bookers
+grep "bookings during" "$results"
 echo "load: results in $results"
