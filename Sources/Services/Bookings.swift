@@ -137,6 +137,28 @@ public final class Bookings: Sendable {
         do { try dispatcher.report(cab: cab, position: position, at: time) } catch { throw .invalid(field: "position", reason: error.description) }
     }
 
+    /// Writes every cab's last position and status to the store in one transaction, for the
+    /// replica that may take the city over (`resume()`); the owner's periodic work calls it.
+    public func persistPositions() async throws(ServiceError) {
+        let cabs = dispatcher.fleet.allCabs().compactMap { cab -> (String, Coordinate, Date, String)? in
+            guard let at = cab.position, let time = cab.lastReport else { return nil }
+            return (cab.id, at, time, "\(cab.status)")
+        }
+        guard !cabs.isEmpty else { return }
+        try await serviceCall {
+            try await store.write { c in
+                for (id, at, time, status) in cabs {
+                    try c.execute("""
+                        INSERT INTO cab_positions (cab_id, lat_e7, lon_e7, reported_ms, status) VALUES (?, ?, ?, ?, ?)
+                        ON CONFLICT (cab_id) DO UPDATE SET lat_e7 = excluded.lat_e7, lon_e7 = excluded.lon_e7,
+                            reported_ms = excluded.reported_ms, status = excluded.status
+                        """, [.text(id), .integer(Int64((at.latitude * 1e7).rounded())), .integer(Int64((at.longitude * 1e7).rounded())),
+                              .integer(Int64((time.timeIntervalSince1970 * 1000).rounded())), .text(status)])
+                }
+            }
+        }
+    }
+
     /// A driver becomes available for bookings, or steps away.
     public func setAvailable(driver: Int64, _ available: Bool) throws(ServiceError) {
         let cab = try cab(of: driver)
@@ -468,6 +490,26 @@ public final class Bookings: Sendable {
             }
         }
         for s in shifts { try join(CabProfile(id: s.cab, type: CabType(s.type), seats: s.seats), driver: s.driver) }
+        // Where the cabs were when the last owner wrote them down: a cab reported recently
+        // and available is offerable at once; the fleet's staleness rule drops the others
+        // until their drivers report again.
+        struct Position: Sendable { var cab: String; var at: Coordinate; var time: Date; var status: String }
+        let positions: [Position] = try await serviceCall {
+            try await store.read { c in
+                try c.query("SELECT cab_id, lat_e7, lon_e7, reported_ms, status FROM cab_positions", []).compactMap { row in
+                    guard let at = try? Coordinate(latitude: Double(try row.int64("lat_e7")) / 1e7, longitude: Double(try row.int64("lon_e7")) / 1e7)
+                    else { return nil }
+                    return Position(cab: try row.string("cab_id"), at: at, time: Date(timeIntervalSince1970: Double(try row.int64("reported_ms")) / 1000),
+                                    status: try row.string("status"))
+                }
+            }
+        }
+        for p in positions where shifts.contains(where: { $0.cab == p.cab }) {
+            _ = try? dispatcher.report(cab: p.cab, position: p.at, at: p.time)
+            if let status = CabStatus.allCases.first(where: { "\($0)" == p.status }), status != .unattended {
+                try? dispatcher.setStatus(of: p.cab, to: status)
+            }
+        }
         let open: [Int] = try await serviceCall {
             try await store.read { c in
                 try c.query("SELECT number FROM bookings WHERE state = 'requested' AND dispatched = 1 ORDER BY pickup_ms", []).map { try $0.int("number") }

@@ -8,7 +8,7 @@ import Storage
 /// rather than written.
 public enum ServiceSchema {
     /// Every migration, oldest first.
-    public static let migrations: [Migration] = [version1, version2, version3, version4, version5]
+    public static let migrations: [Migration] = [version1, version2, version3, version4, version5, version6]
 
     /// The schema version this build writes.
     public static var version: Int { migrations.count }
@@ -263,6 +263,20 @@ public enum ServiceSchema {
             url TEXT NOT NULL,
             token BIGINT NOT NULL CHECK (token > 0),
             expires_ms BIGINT NOT NULL
+        )
+        """,
+    ])
+
+    /// Each cab's last known position and status, written every few seconds by the city's
+    /// owner, so that a replica taking over starts with the fleet where it was.
+    static let version6 = Migration(version: 6, name: "cab-positions", statements: [
+        """
+        CREATE TABLE cab_positions (
+            cab_id TEXT PRIMARY KEY,
+            lat_e7 BIGINT NOT NULL CHECK (lat_e7 BETWEEN -900000000 AND 900000000),
+            lon_e7 BIGINT NOT NULL CHECK (lon_e7 BETWEEN -1800000000 AND 1800000000),
+            reported_ms BIGINT NOT NULL,
+            status TEXT NOT NULL
         )
         """,
     ])

@@ -165,11 +165,12 @@ public final class WayfareServer: Sendable {
     }
 
     /// The work a host does every few seconds: allocate bookings for later that fell due,
-    /// and send the outbox.
+    /// write the cabs' positions down for a replica that may take over, and send the outbox.
     public func runPeriodicWork() async {
         // Bookings for later are dispatched by the owner of the city's fleet only.
         guard leaseView.withLock({ $0.owning }) else { return }
         do { _ = try await bookings.runDue() } catch { logger.error("runDue failed: \(error)") }
+        do { try await bookings.persistPositions() } catch { logger.error("persisting positions failed: \(error)") }
         do { _ = try await outbox.deliver(through: notifier) } catch { logger.error("outbox delivery failed: \(error)") }
     }
 }

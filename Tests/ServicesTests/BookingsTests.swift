@@ -354,6 +354,24 @@ struct BookingsTests {
         #expect(try await r.bookings.booking(booking.number, for: p).state == .allocated)
     }
 
+    @Test("a replica taking over starts with the cabs where the last owner wrote them down: a recent, available cab is offered at once", arguments: Engine.allCases)
+    func resumeFromPersistedPositions(engine: Engine) async throws {
+        guard let r = try await BookingRig(engine) else { return }
+        let p = try await r.passenger(30, balance: 100_000)
+        _ = try await r.driver(30, at: Monaco.portHercule)
+        try await r.bookings.persistPositions()
+        // The owner dies; the next one resumes from the store alone, before any report.
+        let next = try Bookings(store: r.h.store, city: Monaco.city(), scheduler: r.h.clock)
+        try await next.resume()
+        let cab = try next.dispatcher.fleet.cab("cab-30")
+        #expect(cab.status == .available)
+        let position = try #require(cab.position)
+        #expect(position.distance(to: Monaco.portHercule) < 0.05, "the position as written, to 1e-7 degrees")
+        let b = try await next.bookNow(r.request(p), key: .random())
+        let d = try #require(try await r.h.store.read { c in try c.first("SELECT driver_id FROM cab_drivers", [])?.int64("driver_id") })
+        #expect(next.offers(for: d).first?.booking == b.number, "offered with no new report")
+    }
+
     @Test("a pickup in the service area but outside every taxi zone is still served, from the nearest queues")
     func pickupOutsideEveryZone() async throws {
         guard let r = try await BookingRig(.sqlite) else { return }

@@ -167,6 +167,11 @@ import Glibc
         #expect(takeover < 8, "B took over within seconds (\(takeover) s)")
         #expect((afterB["lease_token"]?.numberValue ?? 0) > (readyA["lease_token"]?.numberValue ?? 0), "the fencing token went up")
 
+        // B starts with the cabs where A last wrote them down (A's periodic work, every 2 s),
+        // before any driver reports to it.
+        let cabs = try Self.call(portB, "GET", "/v1/cabs")
+        #expect(cabs.port == portB && cabs.json["cabs"]?.arrayValue?.count == 2, "\(cabs.json)")
+        #expect(cabs.json["cabs"]?.arrayValue?.allSatisfy { $0["position"]?["lat"]?.numberValue != nil } == true, "positions restored: \(cabs.json)")
         // The drivers' apps report again (every 5 s), and the trip under way finishes.
         for d in drivers.indices { try report(d) }
         try finish(2, by: midTripDriver)
