@@ -99,6 +99,8 @@ public struct Accounts: Sendable {
     let clock: any FleetClock
     let hasher: PasswordHasher
     let notifier: any Notifier
+    /// Passwords checked so far (a reference: every copy of this value counts together).
+    let checks = Locked(0)
     /// The settings.
     public let settings: AccountSettings
 
@@ -365,39 +367,61 @@ public struct Accounts: Sendable {
 
     // MARK: Internals
 
-    /// Checks a password with the lockout: suspended accounts are refused before any hash
-    /// is computed, failures count up to a suspension, a success resets the count and
-    /// upgrades an old hash.
+    /// Checks a password with the lockout.
+    ///
+    /// The attempt is counted before its password is checked, in the transaction that reads
+    /// the account: `failed_attempts` goes up by one only while it is below the maximum, so
+    /// however many attempts arrive at once, at most ``AccountSettings/maximumFailedAttempts``
+    /// passwords are ever evaluated before a success or the suspension. A success sets the
+    /// count back to zero; a failure that finds the count at the maximum suspends the account.
+    /// An attempt that finds every place taken (three guesses in flight) is answered as a wrong
+    /// password after the same hashing work, so the answer tells nothing more than the others.
+    /// An attempt whose process died after counting it stays counted: a failure, which errs
+    /// on the side of the account.
     private func verifyPassword(mobile: String, password: String) async throws(ServiceError) -> User {
         let now = self.now
-        let found = try await serviceCall {
-            try await store.read { c -> (User, String)? in
+        let maximum = Int64(settings.maximumFailedAttempts)
+        enum Admission { case unknown, suspended(Int64), full, admitted(User, String) }
+        let admission = try await serviceCall {
+            try await store.write { c -> Admission in
                 guard let row = try c.first("""
                     SELECT id, role, name, mobile, email, suspended_until_ms, password_hash FROM users WHERE mobile = ?
-                    """, [.text(mobile)]) else { return nil }
-                return (try Self.user(row), try row.string("password_hash"))
+                    """, [.text(mobile)]) else { return .unknown }
+                let user = try Self.user(row)
+                if let until = try row.optionalInt64("suspended_until_ms"), until > now { return .suspended(until) }
+                let counted = try c.first("""
+                    UPDATE users SET failed_attempts = failed_attempts + 1 WHERE id = ? AND failed_attempts < ? RETURNING failed_attempts
+                    """, [.integer(user.id), .integer(maximum)])
+                guard counted != nil else { return .full }
+                return .admitted(user, try row.string("password_hash"))
             }
         }
         let hasher = self.hasher
-        guard let (user, stored) = found else {
+        let user: User, stored: String
+        switch admission {
+        case .suspended(let until):
+            throw .suspended(until: date(milliseconds: until))
+        case .unknown, .full:
             // Hash anyway, so that a wrong number takes as long as a wrong password.
             _ = try? await offThePool { try hasher.hash(password.isEmpty ? "-" : password) }
             throw .unauthorized("wrong mobile number or password")
+        case .admitted(let u, let s):
+            user = u
+            stored = s
         }
-        if let until = user.suspendedUntil, milliseconds(until) > now { throw .suspended(until: until) }
+        checks.withLock { $0 += 1 }
         let matches = try await serviceCall { try await offThePool { hasher.verify(password, against: stored) } }
-        let maximum = Int64(settings.maximumFailedAttempts)
         let suspendUntil = now + Int64(settings.suspension.components.seconds) * 1000
         if !matches {
             let suspended = try await serviceCall {
                 try await store.write { c -> Int64? in
-                    guard let row = try c.first("""
-                        UPDATE users SET failed_attempts = failed_attempts + 1 WHERE id = ? RETURNING failed_attempts
-                        """, [.integer(user.id)]) else { return nil }
-                    guard try row.int64("failed_attempts") >= maximum else { return nil }
-                    try c.execute("UPDATE users SET failed_attempts = 0, suspended_until_ms = ? WHERE id = ?",
-                                  [.integer(suspendUntil), .integer(user.id)])
-                    return suspendUntil
+                    let changed = try c.execute("""
+                        UPDATE users SET failed_attempts = 0, suspended_until_ms = ? WHERE id = ? AND failed_attempts >= ?
+                        """, [.integer(suspendUntil), .integer(user.id), .integer(maximum)])
+                    if changed == 1 { return suspendUntil }
+                    // Another attempt of the same burst suspended it already.
+                    return try c.first("SELECT suspended_until_ms FROM users WHERE id = ?", [.integer(user.id)])?
+                        .optionalInt64("suspended_until_ms").flatMap { $0 > now ? $0 : nil }
                 }
             }
             if let suspended { throw .suspended(until: date(milliseconds: suspended)) }
@@ -418,6 +442,10 @@ public struct Accounts: Sendable {
         fresh.suspendedUntil = nil
         return fresh
     }
+
+    /// How many passwords this service has checked against a stored hash (the lockout test
+    /// counts the guesses that were evaluated).
+    package var passwordsChecked: Int { checks.withLock { $0 } }
 
     private func setPassword(user: Int64, to password: String, keeping session: String) async throws(ServiceError) {
         let hasher = self.hasher

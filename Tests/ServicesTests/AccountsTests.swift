@@ -63,6 +63,38 @@ struct AccountsTests {
         #expect(!stored.contains("मानसून"))
     }
 
+    @Test("25 login attempts at once, the right password among them: at most 3 passwords are checked", arguments: Engine.allCases)
+    func lockoutUnderConcurrency(engine: Engine) async throws {
+        guard let h = try Harness(engine) else { return }
+        let user = try await h.passenger(1)
+        let before = h.accounts.passwordsChecked
+        let outcomes = await withTaskGroup(of: String.self) { group in
+            for attempt in 0..<25 {
+                let password = attempt == 12 ? "correct horse 1" : "wrong horse \(attempt)"
+                group.addTask {
+                    do { _ = try await h.accounts.logIn(mobile: user.mobile, password: password); return "in" } catch {
+                        if case ServiceError.suspended = error { return "suspended" }
+                        return "refused"
+                    }
+                }
+            }
+            return await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        let checked = h.accounts.passwordsChecked - before
+        #expect(checked <= 3, "passwords checked: \(checked); outcomes \(outcomes)")
+        #expect(outcomes.count == 25)
+        // Either the right one was among the guesses checked, or the account is suspended.
+        let account = try await h.accounts.user(user.id)
+        #expect(outcomes.contains("in") || account.suspendedUntil != nil, "\(outcomes)")
+        if !outcomes.contains("in") {
+            // Suspended: even the right password is refused now, and nothing more is checked.
+            await #expect(throws: ServiceError.suspended(until: Harness.start.addingTimeInterval(86_400))) {
+                _ = try await h.accounts.logIn(mobile: user.mobile, password: "correct horse 1")
+            }
+            #expect(h.accounts.passwordsChecked - before == checked)
+        }
+    }
+
     @Test("three failed logins suspend the account for one day; an admin sees and lifts it", arguments: Engine.allCases)
     func lockout(engine: Engine) async throws {
         guard let h = try Harness(engine) else { return }
