@@ -168,7 +168,8 @@ let package = Package(
         .testTarget(name: "WayfareServerTests", dependencies: ["WayfareServer", "WayfareDemo", "ServiceSimulation", "CityFolder", "Services", "Storage", "PostgresStorage",
                                                               "Geodesy", "GeoJSON", "TestSupport", "ZoneImport", "Zones", "RoadGraph",
                                                               "Geocoding", "TaxiDispatch", "Fleet",
-                                                              .product(name: "HummingbirdTesting", package: "hummingbird")]),
+                                                              .product(name: "HummingbirdTesting", package: "hummingbird"),
+                                                              .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "BackendExample", "Geodesy", "GeoJSON", "Zones", "RoadGraph", "Fleet", "PostgresStorage", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

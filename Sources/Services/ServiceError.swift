@@ -59,8 +59,15 @@ package func serviceCall<T>(_ work: () async throws -> T) async throws(ServiceEr
 }
 
 /// Milliseconds since 1970, the unit every stored time uses (an integer on both engines).
+///
+/// Never traps: a time past about 146 million years either side of 1970 (or NaN, which a
+/// `Date` can hold) is clamped to ±2^62 ms, which leaves room to add durations to it.
 func milliseconds(_ date: Date) -> Int64 {
-    Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    let limit: Int64 = 1 << 62
+    guard let ms = Int64(exactly: (date.timeIntervalSince1970 * 1000).rounded(.down)) else {
+        return date.timeIntervalSince1970 > 0 ? limit : -limit
+    }
+    return min(max(ms, -limit), limit)
 }
 
 /// The date of a stored time.

@@ -34,6 +34,8 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("rate-limit"), help: "Requests per second each client may sustain (by bearer token, else by address); 0: no limit.")
     var rateLimit = 20.0
     @Option(name: .customLong("rate-burst"), help: "Requests a client may make at once.") var rateBurst = 120.0
+    @Option(name: .customLong("trusted-proxy"), help: "The address of a reverse proxy whose X-Forwarded-For names the client (repeatable); from any other peer the header is ignored.")
+    var trustedProxies: [String] = []
     @Option(name: .customLong("replica-url"), help: "This process's URL, when it is one of several replicas of the city on one PostgreSQL store: the replicas share a lease on the city, its owner runs the live fleet and dispatch, the others redirect the fleet's routes to it.")
     var replicaURL: String?
     @Option(name: .customLong("tls-cert"), help: "A PEM certificate chain: serve HTTPS (with --tls-key).") var tlsCert: String?
@@ -77,7 +79,12 @@ struct ServeCommand: ParsableCommand {
                 throw CLIError("--replica-url must be an http:// or https:// URL, not \"\(replicaURL.prefix(60))\"")
             }
         }
-        do { server = try WayfareServer(city: folder, store: store, logger: logger, rateLimit: limit, replicaURL: replicaURL) } catch { throw CLIError("\(error)") }
+        for proxy in trustedProxies where !(proxy.utf8.count <= 45 && !proxy.isEmpty && proxy.allSatisfy({ $0.isHexDigit || $0 == "." || $0 == ":" })) {
+            throw CLIError("--trusted-proxy must be an IPv4 or IPv6 address, not \"\(proxy.prefix(60))\"")
+        }
+        var guards = ClientGuards(rateLimit: limit)
+        guards.trustedProxies = Set(trustedProxies)
+        do { server = try WayfareServer(city: folder, store: store, logger: logger, guards: guards, replicaURL: replicaURL) } catch { throw CLIError("\(error)") }
         let (host, port) = (self.host, self.port)
         let groupLogger = logger
         try runBlocking {

@@ -9,9 +9,10 @@ import Storage
 extension WayfareServer {
     func addAccountRoutes(_ router: Hummingbird.Router<WayfareContext>) {
         // Registration (passengers register themselves; drivers are made by an admin).
-        router.post("/v1/accounts") { [self] request, _ in
+        router.post("/v1/accounts") { [self] request, context in
             var body = try await body(request)
             let registration = try Self.registration(&body)
+            try throttleAccountCall(request, context: context, account: registration.mobile)
             let user = try await accounts.register(registration)
             return JSONResponse.make(Self.json(user), status: .created)
         }
@@ -22,10 +23,11 @@ extension WayfareServer {
             let user = try await accounts.createDriver(registration, adminSession: session)
             return JSONResponse.make(Self.json(user), status: .created)
         }
-        router.post("/v1/sessions") { [self] request, _ in
+        router.post("/v1/sessions") { [self] request, context in
             var body = try await body(request)
             let mobile = try body.string("mobile", maximum: 32), password = try body.string("password", maximum: 1024)
             try body.finish()
+            try throttleAccountCall(request, context: context, account: mobile)
             let session = try await accounts.logIn(mobile: mobile, password: password)
             return JSONResponse.make(.object([("token", .string(session.token)), ("expires", session.expires.json),
                                               ("user", Self.json(session.user))]), status: .created)
@@ -45,10 +47,11 @@ extension WayfareServer {
             return Response(status: .noContent)
         }
         // Forgot password: the same answer whether or not the address is registered.
-        router.post("/v1/password-resets") { [self] request, _ in
+        router.post("/v1/password-resets") { [self] request, context in
             var body = try await body(request)
             let email = try body.string("email", maximum: 254)
             try body.finish()
+            try throttleAccountCall(request, context: context, account: email)
             try await accounts.requestPasswordReset(email: email)
             return JSONResponse.make(.object([("status", .string("if the address is registered, a reset link is on its way"))]), status: .accepted)
         }

@@ -50,10 +50,12 @@ struct JSONBody {
 
     mutating func optionalInteger(_ key: String, in range: ClosedRange<Int64>) throws(APIError) -> Int64? {
         guard let v = value(key) else { return nil }
-        guard case let .number(d) = v, d.isFinite, d.rounded() == d, d >= Double(range.lowerBound), d <= Double(range.upperBound) else {
+        // `Int64(exactly:)`, never `Int64(_:)`: a double at or past 2^63 (which is what
+        // `Double(Int64.max)` rounds to) would trap, and one request would end the process.
+        guard case let .number(d) = v, let n = Int64(exactly: d), range.contains(n) else {
             throw APIError.invalid(key, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
-        return Int64(d)
+        return n
     }
 
     mutating func bool(_ key: String) throws(APIError) -> Bool {

@@ -42,7 +42,11 @@ public final class WayfareServer: Sendable {
     let outbox: Outbox
     let notifier: any Notifier
     let routers: RouterPool
+    let guards: ClientGuards
     let limiter: RateLimiter?
+    let accountThrottle: RateLimiter?
+    let addressThrottle: RateLimiter?
+    let sessionKeys = SessionKeys()
     let offerHub = OfferHub()
     /// The city's lease when this process is one of several replicas (nil: the only one).
     let lease: CityLease?
@@ -60,23 +64,25 @@ public final class WayfareServer: Sendable {
     ///     real one to reach from here).
     ///   - notifier: where the outbox's messages go (the log by default).
     ///   - logger: the server's log.
-    ///   - rateLimit: how many requests each client may make (nil: no limit).
+    ///   - guards: how many requests each client may make, the throttles on logins,
+    ///     registrations and resets, the proxies trusted to name the client, the cap on offer
+    ///     streams.
     ///   - replicaURL: this process's URL when it is one of several replicas of the city on
     ///     one PostgreSQL store: the replicas hold a lease on the city, the owner runs the live
     ///     fleet and dispatch, and the others redirect the fleet's routes to it (nil: the only
     ///     process, which owns the city).
     public convenience init(city: CityFolder, store: any SQLStore, scheduler: any DispatchScheduler = SystemScheduler(),
                 gateway: any PaymentGateway = TestModeGateway(), notifier: (any Notifier)? = nil,
-                logger: Logger = Logger(label: "wayfare.server"), rateLimit: RateLimit? = RateLimit(),
+                logger: Logger = Logger(label: "wayfare.server"), guards: ClientGuards = ClientGuards(),
                 replicaURL: String? = nil) throws(ServiceError) {
         try self.init(city: city, store: store, scheduler: scheduler, gateway: gateway, notifier: notifier, logger: logger,
-                      passwords: .standard, rateLimit: rateLimit, replicaURL: replicaURL)
+                      passwords: .standard, guards: guards, replicaURL: replicaURL)
     }
 
     /// The services with the password hash `passwords`: `wayfare demo` uses cheap parameters
     /// for its hundreds of throwaway accounts (scrypt at N = 2^17 costs a second a login).
     package init(city: CityFolder, store: any SQLStore, scheduler: any DispatchScheduler, gateway: any PaymentGateway,
-                 notifier: (any Notifier)?, logger: Logger, passwords: PasswordHasher, rateLimit: RateLimit?,
+                 notifier: (any Notifier)?, logger: Logger, passwords: PasswordHasher, guards: ClientGuards,
                  replicaURL: String? = nil) throws(ServiceError) {
         self.city = city
         let store = MeasuredStore(base: store, metrics: metrics)
@@ -93,7 +99,11 @@ public final class WayfareServer: Sendable {
         rideRequests = RideRequests(store: store, city: city.city, clock: clock)
         outbox = Outbox(store: store, clock: clock)
         routers = RouterPool(network: city.city.network)
-        limiter = rateLimit.map { limit in RateLimiter(limit, now: { clock.now().timeIntervalSinceReferenceDate }) }
+        self.guards = guards
+        let seconds: @Sendable () -> Double = { clock.now().timeIntervalSinceReferenceDate }
+        limiter = guards.rateLimit.map { RateLimiter($0, now: seconds) }
+        accountThrottle = guards.perAccount.map { RateLimiter($0, now: seconds) }
+        addressThrottle = guards.perAddress.map { RateLimiter($0, now: seconds) }
         lease = replicaURL.map { url in
             CityLease(store: store, city: city.settings.name, owner: "\(ProcessInfo.processInfo.hostName)-\(getpid())-\(UUID().uuidString.prefix(8))",
                       url: url)
@@ -106,7 +116,7 @@ public final class WayfareServer: Sendable {
         let router = Hummingbird.Router(context: WayfareContext.self)
         router.add(middleware: RequestLogMiddleware(metrics: metrics))
         router.add(middleware: ErrorMiddleware())
-        if let limiter { router.add(middleware: RateLimitMiddleware(limiter: limiter)) }
+        if let limiter { router.add(middleware: RateLimitMiddleware(limiter: limiter, server: self)) }
         if lease != nil { router.add(middleware: OwnerRedirectMiddleware(server: self)) }
         router.get("/health") { _, _ in JSONResponse.make(.object([("status", .string("ok"))])) }
         router.get("/ready") { [self] _, _ in try await ready() }

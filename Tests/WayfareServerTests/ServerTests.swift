@@ -3,6 +3,7 @@ import Foundation
 import GeoJSON
 import Geocoding
 import Hummingbird
+import Logging
 import HummingbirdTesting
 import RoadGraph
 import Services
@@ -46,16 +47,20 @@ struct Rig {
     let folder: TemporaryFolder
     let store: SQLiteStore
 
-    init(scheduler: (any DispatchScheduler)? = nil, rateLimit: RateLimit? = nil) throws {
+    init(scheduler: (any DispatchScheduler)? = nil, guards: ClientGuards = .unlimited) throws {
         folder = TemporaryFolder()
         store = try SQLiteStore(path: folder.path("server.sqlite"))
         try store.migrate(ServiceSchema.migrations)
-        server = try WayfareServer(city: MonacoFolder.folder, store: store, scheduler: scheduler ?? SystemScheduler(), rateLimit: rateLimit)
+        // Cheap password hashing: scrypt's standard cost is a second a hash on purpose.
+        server = try WayfareServer(city: MonacoFolder.folder, store: store, scheduler: scheduler ?? SystemScheduler(), gateway: TestModeGateway(),
+                                   notifier: nil, logger: Logger(label: "wayfare.test"), passwords: .fastForTests, guards: guards)
     }
 
-    func run(_ test: @escaping @Sendable (API) async throws -> Void) async throws {
+    /// Runs `test` against the router (`.router`: no socket) or a live server on loopback
+    /// (`.live`: requests have a peer address).
+    func run(_ mode: TestingSetup = .router, _ test: @escaping @Sendable (API) async throws -> Void) async throws {
         let app = Application(router: server.router())
-        try await app.test(.router) { client in try await test(API(client: client)) }
+        try await app.test(mode) { client in try await test(API(client: client)) }
     }
 }
 
@@ -102,13 +107,13 @@ struct ServerTests {
     @Test("each client has its own bucket of requests: over it, 429 with Retry-After until it refills; probes are never limited")
     func rateLimits() async throws {
         let clock = VirtualScheduler(start: Date(timeIntervalSince1970: 1_790_000_000))
-        let rig = try Rig(scheduler: clock, rateLimit: RateLimit(burst: 3, perSecond: 0.5))
+        let rig = try Rig(scheduler: clock, guards: ClientGuards(rateLimit: RateLimit(burst: 3, perSecond: 0.5)))
         try await rig.run { api in
             for _ in 0..<3 { #expect(try await api.call(.get, "/v1/zone?at=43.7393,7.4277").status == 200) }
             let refused = try await api.call(.get, "/v1/zone?at=43.7393,7.4277")
             #expect(refused.status == 429 && refused.errorCode == "rate_limited" && refused.headers[.retryAfter] == "2", "\(refused.text)")
-            // Another client (a bearer token, even a wrong one) has a bucket of its own.
-            #expect(try await api.call(.get, "/v1/me", token: "someone-else").status == 401)
+            // A made-up bearer token is no client of its own: it counts as its address.
+            #expect(try await api.call(.get, "/v1/me", token: "someone-else").status == 429)
             // Probes and scrapes always get through.
             #expect(try await api.call(.get, "/health").status == 200)
             #expect(try await api.call(.get, "/metrics").status == 200)
