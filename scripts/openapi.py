@@ -50,8 +50,9 @@ schemas = {
     "Offer": obj({"id": I(), "booking": I(), "cab": S(), "pickup": ref("Coordinate"), "destination": nullable(ref("Coordinate")),
                   "eta_s": N(), "expires": S(format="date-time")}, ["id", "booking", "cab", "pickup", "eta_s", "expires"]),
     "Invoice": obj({"booking": I(), "currency": S(), "base": I(), "distance": I(), "waiting": I(), "tolls": I(), "discount": I(),
-                    "total": I(), "method": S(enum=["wallet", "cash"]), "wallet_paid": I(), "cash_paid": I(), "commission": I()},
-                   ["booking", "total", "method"]),
+                    "total": I(), "method": S(enum=["wallet", "cash"]), "wallet_paid": I(), "cash_paid": I(), "commission": I(),
+                    "billed_m": I(), "meter_m": I(), "review": nullable(S()), "awaiting_confirmation": I()},
+                   ["booking", "total", "method", "billed_m", "meter_m", "awaiting_confirmation"]),
 }
 
 def error(description): return {"description": description, "content": {"application/json": {"schema": ref("Error")}}}
@@ -154,6 +155,9 @@ paths = {
                                               params=[NUMBER], auth=True, extra=["404"], tag="bookings")},
     "/v1/bookings/{number}/history": {"get": op("Every state change", {"200": ok(obj({"events": {"type": "array", "items": obj({"state": S(), "time": S(format="date-time"), "detail": S()}, ["state", "time"])}}, ["events"]))},
                                                 params=[NUMBER], auth=True, extra=["404"], tag="bookings")},
+    "/v1/bookings/{number}/fare-confirmation": {"post": op("Pay the part of a fare above what the wallet pays unasked (the estimate plus the city's margin)",
+                                                           {"200": ok(obj({"booking": I(), "currency": S(), "paid": I()}, ["booking", "paid"]))},
+                                                           params=[NUMBER, KEY], auth=True, extra=booked_money, tag="bookings")},
     "/v1/bookings/{number}/feedback": {"post": op("Rate a completed trip", {"201": {"description": "recorded"}}, params=[NUMBER],
                                                   request=obj({"driver": I(minimum=1, maximum=5), "cab": I(minimum=1, maximum=5), "experience": I(minimum=1, maximum=5), "comment": S(maxLength=500)}, ["driver", "cab", "experience"], extra=False),
                                                   auth=True, extra=["404", "409"], tag="bookings")},
@@ -193,7 +197,7 @@ paths = {
                                           request=obj({"accept": B}, ["accept"], extra=False), auth=True, extra=["404", "409"], tag="drivers")},
     "/v1/driver/bookings/{number}/arrived": {"post": op("At the pickup", {"204": {"description": "recorded"}}, params=[NUMBER], auth=True, extra=["404", "409"], tag="drivers")},
     "/v1/driver/bookings/{number}/started": {"post": op("Passenger on board", {"204": {"description": "recorded"}}, params=[NUMBER], auth=True, extra=["404", "409"], tag="drivers")},
-    "/v1/driver/bookings/{number}/complete": {"post": op("End the trip; the fare is settled", {"200": ok(ref("Invoice"))}, params=[NUMBER, KEY],
+    "/v1/driver/bookings/{number}/complete": {"post": op("End the trip; the fare is billed from the trip's track (the meter is a cross-check) and settled", {"200": ok(ref("Invoice"))}, params=[NUMBER, KEY],
                                                          request=obj({"metres": I(minimum=0, maximum=1_000_000_000), "waiting_on_the_way_s": I(minimum=0, maximum=86_400)}, ["metres"], extra=False),
                                                          auth=True, extra=booked_money, tag="drivers")},
 }

@@ -22,6 +22,15 @@ public struct BookingSettings: Sendable, Equatable {
     public var historyRetention: TimeInterval = 730 * 86_400
     /// The shortest trip, pickup to destination, in metres (so "different" means something).
     public var minimumTripMetres: Double = 50
+    /// How far the driver's taximeter may differ from the trip's track before the trip is
+    /// flagged for review: this share of the track's distance (default 20 %)…
+    public var meterToleranceShare: Double = 0.2
+    /// … or this many metres, whichever is more (GPS and the meter both err on short trips).
+    public var meterToleranceMetres: Double = 300
+    /// The most a wallet pays for a trip without the passenger's confirmation: the held
+    /// estimate plus this percentage of it (default 50 %). Above it the rest waits for the
+    /// passenger to confirm it (``Bookings/confirmFare(_:for:key:)``).
+    public var confirmAbovePercent: Int64 = 50
 
     /// Specification 000's rules.
     public init() {}
@@ -257,13 +266,46 @@ public struct TripInvoice: Sendable, Equatable, Codable {
     public var cashPaid: Int64
     /// The company's commission.
     public var commission: Int64
+    /// The distance billed: the trip's track, routed on the road graph (not the meter).
+    public var billedMetres: Int64
+    /// The distance the driver's taximeter claimed.
+    public var meterMetres: Int64
+    /// Why the trip was flagged for review (the meter and the track disagree, the fare is
+    /// over what the wallet pays unasked), or nil.
+    public var review: String?
+    /// The part of the fare the wallet did not pay because it is above the estimate's cap:
+    /// owed only once the passenger confirms it.
+    public var awaitingConfirmation: Int64
 
     /// An invoice from its lines.
     package init(booking: Int, base: Int64, distance: Int64, waiting: Int64, tolls: Int64, discount: Int64, total: Int64,
-                 method: String, walletPaid: Int64, cashPaid: Int64, commission: Int64) {
+                 method: String, walletPaid: Int64, cashPaid: Int64, commission: Int64, billedMetres: Int64 = 0,
+                 meterMetres: Int64 = 0, review: String? = nil, awaitingConfirmation: Int64 = 0) {
         self.booking = booking; self.base = base; self.distance = distance; self.waiting = waiting; self.tolls = tolls
         self.discount = discount; self.total = total; self.method = method; self.walletPaid = walletPaid
-        self.cashPaid = cashPaid; self.commission = commission
+        self.cashPaid = cashPaid; self.commission = commission; self.billedMetres = billedMetres
+        self.meterMetres = meterMetres; self.review = review; self.awaitingConfirmation = awaitingConfirmation
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case booking, base, distance, waiting, tolls, discount, total, method, walletPaid, cashPaid, commission, billedMetres, meterMetres,
+             review, awaitingConfirmation
+    }
+
+    /// Decodes an invoice; one stored before the track was billed (an idempotent answer
+    /// kept across the upgrade) has no billed distance, meter or review.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(booking: try c.decode(Int.self, forKey: .booking), base: try c.decode(Int64.self, forKey: .base),
+                  distance: try c.decode(Int64.self, forKey: .distance), waiting: try c.decode(Int64.self, forKey: .waiting),
+                  tolls: try c.decode(Int64.self, forKey: .tolls), discount: try c.decode(Int64.self, forKey: .discount),
+                  total: try c.decode(Int64.self, forKey: .total), method: try c.decode(String.self, forKey: .method),
+                  walletPaid: try c.decode(Int64.self, forKey: .walletPaid), cashPaid: try c.decode(Int64.self, forKey: .cashPaid),
+                  commission: try c.decode(Int64.self, forKey: .commission),
+                  billedMetres: try c.decodeIfPresent(Int64.self, forKey: .billedMetres) ?? 0,
+                  meterMetres: try c.decodeIfPresent(Int64.self, forKey: .meterMetres) ?? 0,
+                  review: try c.decodeIfPresent(String.self, forKey: .review),
+                  awaitingConfirmation: try c.decodeIfPresent(Int64.self, forKey: .awaitingConfirmation) ?? 0)
     }
 }
 

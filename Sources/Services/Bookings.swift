@@ -51,7 +51,16 @@ public final class Bookings: Sendable {
         var destinationOfBooking: [Int: Coordinate] = [:]
         /// Outcomes the store refused, written again by `runDue`.
         var unsaved: [(number: Int, outcome: Outcome)] = []
+        /// The trip each cab is on (started, not completed), by cab.
+        var tripOfCab: [String: Int] = [:]
+        /// Each trip's track in this process, from its start.
+        var tracks: [Int: [TrackPoint]] = [:]
+        /// Track points not yet written to the store (``persistPositions()`` writes them).
+        var unsavedPoints: [(number: Int, point: TrackPoint)] = []
     }
+
+    /// A trip's track keeps at most this many points in memory (a day at one report every 5 s).
+    static let maximumTrackPoints = 17_280
 
     /// The bookings of `city` on `store`.
     ///
@@ -132,21 +141,50 @@ public final class Bookings: Sendable {
 
     /// A driver's position report, straight to the dispatcher (nothing is stored: positions
     /// are many and short-lived).
+    ///
+    /// A report made during a trip is also a point of the trip's track, from which the fare is
+    /// billed (``TripMeasurement``).
     public func report(driver: Int64, position: Coordinate, at time: Date) throws(ServiceError) {
         let cab = try cab(of: driver)
         do { try dispatcher.report(cab: cab, position: position, at: time) } catch { throw .invalid(field: "position", reason: error.description) }
+        state.withLock { s in
+            guard let number = s.tripOfCab[cab] else { return }
+            let point = TrackPoint(position: position, time: time)
+            guard (s.tracks[number]?.count ?? 0) < Self.maximumTrackPoints, s.tracks[number]?.last.map({ $0.time < time }) ?? true else { return }
+            s.tracks[number, default: []].append(point)
+            s.unsavedPoints.append((number, point))
+        }
     }
 
     /// Writes every cab's last position and status to the store in one transaction, for the
     /// replica that may take the city over (`resume()`); the owner's periodic work calls it.
+    /// The trips' new track points are written in the same transaction.
     public func persistPositions() async throws(ServiceError) {
         let cabs = dispatcher.fleet.allCabs().compactMap { cab -> (String, Coordinate, Date, String)? in
             guard let at = cab.position, let time = cab.lastReport else { return nil }
             return (cab.id, at, time, "\(cab.status)")
         }
-        guard !cabs.isEmpty else { return }
+        let points = state.withLock { s in defer { s.unsavedPoints = [] }; return s.unsavedPoints }
+        guard !cabs.isEmpty || !points.isEmpty else { return }
+        do {
+            try await Self.persist(store, cabs: cabs, points: points)
+        } catch {
+            // Kept for the next round: a trip's track must not lose its points to an outage.
+            state.withLock { s in s.unsavedPoints = points + s.unsavedPoints }
+            throw error
+        }
+    }
+
+    static func persist(_ store: any SQLStore, cabs: [(String, Coordinate, Date, String)], points: [(number: Int, point: TrackPoint)]) async throws(ServiceError) {
         try await serviceCall {
             try await store.write { c in
+                for (number, point) in points {
+                    try c.execute("""
+                        INSERT INTO trip_points (booking_number, at_ms, lat_e7, lon_e7) VALUES (?, ?, ?, ?)
+                        ON CONFLICT (booking_number, at_ms) DO NOTHING
+                        """, [.integer(Int64(number)), .integer(milliseconds(point.time)), .integer(e7(point.position.latitude)),
+                              .integer(e7(point.position.longitude))])
+                }
                 for (id, at, time, status) in cabs {
                     try c.execute("""
                         INSERT INTO cab_positions (cab_id, lat_e7, lon_e7, reported_ms, status) VALUES (?, ?, ?, ?, ?)
@@ -490,6 +528,16 @@ public final class Bookings: Sendable {
             }
         }
         for s in shifts { try join(CabProfile(id: s.cab, type: CabType(s.type), seats: s.seats), driver: s.driver) }
+        // Trips under way: their reports go on being their tracks (the points a previous
+        // process wrote are read back at completion).
+        let trips: [(String, Int)] = try await serviceCall {
+            try await store.read { c in
+                try c.query("SELECT number, cab_id FROM bookings WHERE state = 'started' AND cab_id IS NOT NULL", []).map {
+                    (try $0.string("cab_id"), try $0.int("number"))
+                }
+            }
+        }
+        state.withLock { s in for (cab, number) in trips { s.tripOfCab[cab] = number } }
         // Where the cabs were when the last owner wrote them down: a cab reported recently
         // and available is offerable at once; the fleet's staleness rule drops the others
         // until their drivers report again.
@@ -674,29 +722,54 @@ public final class Bookings: Sendable {
     }
 
     /// The passenger is on board.
+    ///
+    /// From now until completion the cab's position reports are the trip's track; its first
+    /// point is where the cab is now (its last report within a minute), else the pickup.
     public func started(_ number: Int, driver: Int64) async throws(ServiceError) {
-        try await advance(number, driver: driver, from: [.arrived], to: .started)
+        guard let b = try await advance(number, driver: driver, from: [.arrived], to: .started), let cab = b.cab else { return }
+        let now = self.now
+        var first = TrackPoint(position: b.pickup, time: now)
+        if let fleetCab = try? dispatcher.fleet.cab(cab), let at = fleetCab.position, let reported = fleetCab.lastReport,
+           now.timeIntervalSince(reported) <= 60 {
+            first.position = at
+        }
+        state.withLock { s in
+            s.tripOfCab[cab] = number
+            s.tracks[number] = [first]
+            s.unsavedPoints.append((number, first))
+        }
     }
 
-    func advance(_ number: Int, driver: Int64, from: Set<BookingState>, to: BookingState) async throws(ServiceError) {
+    /// Moves a booking of `driver` on; returns the booking when this call moved it (nil for
+    /// a repeated tap).
+    @discardableResult
+    func advance(_ number: Int, driver: Int64, from: Set<BookingState>, to: BookingState) async throws(ServiceError) -> Booking? {
         let now = milliseconds(self.now)
-        try await serviceCall {
-            try await store.write { c in
+        return try await serviceCall {
+            try await store.write { c -> Booking? in
                 let row = try Self.driversRow(c, number, driver)
                 let state = try row.string("state")
-                if state == to.rawValue { return }  // a repeated tap
+                if state == to.rawValue { return nil }  // a repeated tap
                 guard let current = BookingState(rawValue: state), from.contains(current) else {
                     throw ServiceError.conflict("booking \(number) is \(state), not \(from.map(\.rawValue).sorted().joined(separator: " or "))")
                 }
                 try c.execute("UPDATE bookings SET state = ?, updated_ms = ? WHERE number = ?", [.text(to.rawValue), .integer(now), .integer(Int64(number))])
                 try Self.event(c, number, to, now, "")
+                return try Self.decode(row)
             }
         }
     }
 
-    /// Ends the trip: the final fare from the taximeter's distance, the waiting (at the
-    /// pickup, from the history, plus on the way), the tolls and the first-ride promotion;
-    /// the payment settled from the hold or in cash; the invoice queued; the cab free again.
+    /// Ends the trip: the final fare from the trip's track (the cab's reports since the start,
+    /// routed on the road graph; the booked route when it has none), the waiting at the
+    /// pickup (from the history) and on the way (from the track), the tolls and the
+    /// first-ride promotion; the payment settled from the hold or in cash; the invoice
+    /// queued; the cab free again.
+    ///
+    /// The driver's report is a claim: its metres are kept beside the billed distance, and a
+    /// trip whose meter and track disagree by more than the city's tolerance is flagged for
+    /// review. A wallet never pays more than the held estimate plus
+    /// ``BookingSettings/confirmAbovePercent`` without the passenger's confirmation.
     public func complete(_ number: Int, driver: Int64, trip: TripReport, key: IdempotencyKey) async throws(ServiceError) -> TripInvoice {
         guard (0...1_000_000_000).contains(trip.metres) else { throw .invalid(field: "metres", reason: "must be between 0 and 1000000000") }
         guard (0...86_400).contains(trip.waitingOnTheWaySeconds) else {
@@ -710,7 +783,10 @@ public final class Bookings: Sendable {
         let tollWays = trip.tollWays ?? routers.with { (try? $0.route(from: b.pickup, to: b.destination))?.tollWays } ?? []
         let charge: TollList.Charge
         do { charge = try city.tolls.charge(for: tollWays, type: type) } catch { throw .conflict(error.description) }
+        let measured = try await measure(b)
+        let review = Self.review(meter: trip.metres, meterWaiting: trip.waitingOnTheWaySeconds, measured: measured, settings: city.settings)
         let now = milliseconds(self.now), chart = city.fares, percent = commissionPercent
+        let capPercent = city.settings.confirmAbovePercent
         let invoice: TripInvoice = try await serviceCall {
             try await store.write(locking: Ledger.turns) { c in
                 try Idempotency.once(c, key: key, operation: "complete", request: "\(number)|\(driver)|\(trip.metres)|\(trip.waitingOnTheWaySeconds)|\(tollWays)", now: now) {
@@ -726,22 +802,106 @@ public final class Bookings: Sendable {
                     // booked: a cab early for a booking for later waits on its own time.
                     let pickupMs = try row.int64("pickup_ms")
                     let atPickup = arrivedAt.flatMap { a in startedAt.map { max(0, ($0 - max(a, pickupMs)) / 1000) } } ?? 0
-                    let fare = try chart.fare(TripMeasure(metres: trip.metres, waitingSeconds: atPickup + trip.waitingOnTheWaySeconds,
+                    let fare = try chart.fare(TripMeasure(metres: measured.metres, waitingSeconds: atPickup + measured.waitingSeconds,
                                                           tolls: charge.total), at: rate, firstRide: try row.bool("first_ride"))
+                    // What the wallet pays unasked: the estimate held plus the city's margin.
+                    let estimate = try row.int64("estimate")
+                    let cap = estimate.multipliedReportingOverflow(by: 100 + capPercent).partialValue / 100
+                    let wallet = try row.string("payment") == PaymentMethod.wallet.rawValue
+                    let charged = wallet ? min(fare.total, max(cap, estimate)) : fare.total
+                    let awaiting = fare.total - charged
+                    var flags = review.map { [$0] } ?? []
+                    if awaiting > 0 { flags.append("fare \(fare.total) is above \(charged) (the estimate \(estimate) plus \(capPercent) %): \(awaiting) awaits the passenger's confirmation") }
+                    let reviewText = flags.isEmpty ? nil : flags.joined(separator: "; ")
                     let reference = Self.reference(number, created: try row.int64("created_ms"), revision: try row.int64("revision"))
-                    let paid = try Wallet.settleFare(c, reference: reference, fare: fare.total, driver: driver,
+                    let paid = try Wallet.settleFare(c, reference: reference, fare: charged, driver: driver,
                                                      commissionPercent: percent, now: now)
-                    try c.execute("UPDATE bookings SET state = 'completed', fare = ?, ended_ms = ?, updated_ms = ? WHERE number = ?",
-                                  [.integer(fare.total), .integer(now), .integer(now), .integer(Int64(number))])
-                    try Self.event(c, number, .completed, now, "fare \(fare.total), \(paid.method)")
+                    try c.execute("""
+                        UPDATE bookings SET state = 'completed', fare = ?, ended_ms = ?, updated_ms = ?, billed_metres = ?, meter_metres = ?,
+                            review = ?, awaiting_confirmation = ? WHERE number = ?
+                        """, [.integer(fare.total), .integer(now), .integer(now), .integer(measured.metres), .integer(trip.metres),
+                              reviewText.map { .text($0) } ?? .null, .integer(awaiting), .integer(Int64(number))])
+                    try Self.event(c, number, .completed, now, "fare \(fare.total), \(paid.method); billed \(measured.metres) m from \(measured.reports) reports, meter \(trip.metres) m"
+                                                                + (reviewText.map { "; review: \($0)" } ?? ""))
                     return TripInvoice(booking: number, base: fare.base, distance: fare.distance, waiting: fare.waiting, tolls: fare.tolls,
                                        discount: fare.discount, total: fare.total, method: paid.method, walletPaid: paid.walletPaid,
-                                       cashPaid: paid.cashPaid, commission: paid.commission)
+                                       cashPaid: paid.cashPaid, commission: paid.commission, billedMetres: measured.metres,
+                                       meterMetres: trip.metres, review: reviewText, awaitingConfirmation: awaiting)
                 }
             }
         }
+        state.withLock { s in
+            s.tracks[number] = nil
+            if let cab = b.cab, s.tripOfCab[cab] == number { s.tripOfCab[cab] = nil }
+        }
         if let cab = b.cab { try? dispatcher.setStatus(of: cab, to: .available) }
         return invoice
+    }
+
+    /// The trip's measure from its track: the points this process holds and those a previous
+    /// owner of the city wrote, in time order.
+    func measure(_ b: Booking) async throws(ServiceError) -> TripMeasurement {
+        let number = b.number
+        let stored: [TrackPoint] = try await serviceCall {
+            try await store.read { c in
+                try c.query("SELECT at_ms, lat_e7, lon_e7 FROM trip_points WHERE booking_number = ? ORDER BY at_ms", [.integer(Int64(number))]).map {
+                    TrackPoint(position: Coordinate(unchecked: Double(try $0.int64("lat_e7")) / 1e7, Double(try $0.int64("lon_e7")) / 1e7),
+                               time: date(milliseconds: try $0.int64("at_ms")))
+                }
+            }
+        }
+        let live = state.withLock { $0.tracks[number] ?? [] }
+        var byTime: [Int64: TrackPoint] = [:]
+        for p in stored + live { byTime[milliseconds(p.time)] = p }
+        let track = byTime.keys.sorted().compactMap { byTime[$0] }
+        let completedAt = now
+        return routers.with { router in
+            let booked = (try? router.route(from: b.pickup, to: b.destination))?.distanceMetres
+            return TripMeasurement.measure(track: track, pickup: b.pickup, destination: b.destination, completedAt: completedAt,
+                                           booked: booked) { a, z in
+                // The shortest road between two reports, not the fastest: the cab drove from one
+                // to the other, and between close points the shortest is the likeliest.
+                (try? router.route(from: a, to: z, metric: .distance))?.distanceMetres
+            }
+        }
+    }
+
+    /// Why a trip's meter and track disagree beyond the city's tolerance, or nil.
+    static func review(meter: Int64, meterWaiting: Int64, measured: TripMeasurement, settings: BookingSettings) -> String? {
+        var reasons: [String] = []
+        let tolerance = max(settings.meterToleranceMetres, settings.meterToleranceShare * Double(measured.metres))
+        if abs(Double(meter) - Double(measured.metres)) > tolerance {
+            reasons.append("meter \(meter) m, track \(measured.metres) m")
+        }
+        if meterWaiting > measured.waitingSeconds + 120 {
+            reasons.append("meter waited \(meterWaiting) s, track \(measured.waitingSeconds) s")
+        }
+        return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
+    }
+
+    /// The passenger confirms the part of a fare that was above what the wallet pays unasked:
+    /// it is paid from the wallet now, once (by `key`).
+    /// - Throws: `conflict` when nothing awaits confirmation or the wallet holds too little.
+    public func confirmFare(_ number: Int, for passenger: Int64, key: IdempotencyKey) async throws(ServiceError) -> Int64 {
+        let now = milliseconds(self.now), percent = commissionPercent
+        return try await serviceCall {
+            try await store.write(locking: Ledger.turns) { c in
+                try Idempotency.once(c, key: key, operation: "confirm-fare", request: "\(number)|\(passenger)", now: now) { () -> Int64 in
+                    let row = try Self.ownRow(c, number, passenger)
+                    let awaiting = try row.int64("awaiting_confirmation")
+                    guard awaiting > 0, let driver = try row.optionalInt64("driver_id") else {
+                        throw ServiceError.conflict("booking \(number) has no fare awaiting confirmation")
+                    }
+                    let reference = Self.reference(number, created: try row.int64("created_ms"), revision: try row.int64("revision"))
+                    try Wallet.payConfirmed(c, reference: reference, passenger: passenger, amount: awaiting, driver: driver,
+                                            commissionPercent: percent, now: now)
+                    try c.execute("UPDATE bookings SET awaiting_confirmation = 0, updated_ms = ? WHERE number = ?",
+                                  [.integer(now), .integer(Int64(number))])
+                    try Self.event(c, number, .completed, now, "the passenger confirmed \(awaiting) more")
+                    return awaiting
+                }
+            }
+        }
     }
 
     // MARK: Feedback
@@ -799,6 +959,7 @@ public final class Bookings: Sendable {
                 let old = "SELECT number FROM bookings WHERE ended_ms IS NOT NULL AND ended_ms < ?"
                 try c.execute("DELETE FROM booking_events WHERE booking_number IN (\(old))", [.integer(cutoff)])
                 try c.execute("DELETE FROM feedback WHERE booking_number IN (\(old))", [.integer(cutoff)])
+                try c.execute("DELETE FROM trip_points WHERE booking_number IN (\(old))", [.integer(cutoff)])
                 return try c.execute("DELETE FROM bookings WHERE ended_ms IS NOT NULL AND ended_ms < ?", [.integer(cutoff)])
             }
         }

@@ -8,7 +8,7 @@ import Storage
 /// rather than written.
 public enum ServiceSchema {
     /// Every migration, oldest first.
-    public static let migrations: [Migration] = [version1, version2, version3, version4, version5, version6]
+    public static let migrations: [Migration] = [version1, version2, version3, version4, version5, version6, version7]
 
     /// The schema version this build writes.
     public static var version: Int { migrations.count }
@@ -279,5 +279,23 @@ public enum ServiceSchema {
             status TEXT NOT NULL
         )
         """,
+    ])
+
+    /// Each trip's track (the cab's position reports between start and completion, stamped
+    /// by the server), what was billed from it beside the driver's meter, and the review flag.
+    static let version7 = Migration(version: 7, name: "trip-tracks", statements: [
+        """
+        CREATE TABLE trip_points (
+            booking_number BIGINT NOT NULL,
+            at_ms BIGINT NOT NULL,
+            lat_e7 BIGINT NOT NULL CHECK (lat_e7 BETWEEN -900000000 AND 900000000),
+            lon_e7 BIGINT NOT NULL CHECK (lon_e7 BETWEEN -1800000000 AND 1800000000),
+            PRIMARY KEY (booking_number, at_ms)
+        )
+        """,
+        "ALTER TABLE bookings ADD COLUMN billed_metres BIGINT",
+        "ALTER TABLE bookings ADD COLUMN meter_metres BIGINT",
+        "ALTER TABLE bookings ADD COLUMN review TEXT",
+        "ALTER TABLE bookings ADD COLUMN awaiting_confirmation BIGINT NOT NULL DEFAULT 0 CHECK (awaiting_confirmation >= 0)",
     ])
 }

@@ -451,6 +451,34 @@ public struct Wallet: Sendable {
     }
 }
 
+extension Wallet {
+    /// Pays `amount` more of settled trip `reference` from the passenger's wallet, after the
+    /// passenger confirmed it: wallet to escrow, then the commission on it to revenue and the
+    /// rest to the driver. In the caller's transaction.
+    static func payConfirmed(_ c: any SQLConnection, reference: String, passenger: Int64, amount: Int64, driver: Int64,
+                             commissionPercent: Int64, now: Int64) throws {
+        guard amount > 0, amount <= FareLimits.maximumFare else { throw ServiceError.invalid(field: "amount", reason: "out of range") }
+        guard try balance(c, passenger).available >= amount else {
+            throw ServiceError.conflict("the wallet holds less than \(amount); top it up first")
+        }
+        try Ledger.transfer(c, key: "confirmed:\(reference)", from: Ledger.wallet(passenger), to: Ledger.escrow,
+                            amount: amount, reference: reference, now: now)
+        let commission = (amount * commissionPercent + 50) / 100
+        if commission > 0 {
+            try Ledger.transfer(c, key: "confirmed-commission:\(reference)", from: Ledger.escrow, to: Ledger.revenue,
+                                amount: commission, reference: reference, now: now)
+        }
+        if amount - commission > 0 {
+            try Ledger.transfer(c, key: "confirmed-payout:\(reference)", from: Ledger.escrow, to: Ledger.driver(driver),
+                                amount: amount - commission, reference: reference, now: now)
+        }
+        try c.execute("""
+            UPDATE trip_payments SET fare = fare + ?, wallet_paid = wallet_paid + ?, commission = commission + ?, updated_ms = ?
+            WHERE reference = ?
+            """, [.integer(amount), .integer(amount), .integer(commission), .integer(now), .text(reference)])
+    }
+}
+
 /// Bounds on amounts, so that no sum of them can overflow 64 bits.
 enum FareLimits {
     /// One fare or hold at most: 10^10 minor units (INR 100 million).

@@ -61,6 +61,15 @@ extension WayfareServer {
             let key = try idempotencyKey(request)
             return JSONResponse.make(Self.json(try await bookings.cancel(number(context, "number"), for: passenger.id, key: key)))
         }
+        // The passenger agrees to pay the part of a fare above the estimate's cap.
+        router.post("/v1/bookings/:number/fare-confirmation") { [self] request, context in
+            let passenger = try await user(request, role: .passenger)
+            let key = try idempotencyKey(request)
+            let n = try number(context, "number")
+            let paid = try await bookings.confirmFare(n, for: passenger.id, key: key)
+            return JSONResponse.make(.object([("booking", .number(Double(n))), ("currency", .string(city.city.fares.currency)),
+                                              ("paid", .number(Double(paid)))]))
+        }
         router.get("/v1/bookings/:number/track") { [self] request, context in
             let passenger = try await user(request, role: .passenger)
             let t = try await bookings.track(number(context, "number"), for: passenger.id)

@@ -58,8 +58,8 @@ extension WayfareServer {
             try await bookings.started(number(context, "number"), driver: driver.id)
             return Response(status: .noContent)
         }
-        // The end of the trip (Idempotency-Key): the taximeter's metres, waiting on the way,
-        // and the toll ways driven when the app knows them.
+        // The end of the trip (Idempotency-Key): the taximeter's metres and waiting on the way,
+        // a cross-check of the fare the server bills from the trip's track.
         router.post("/v1/driver/bookings/:number/complete") { [self] request, context in
             let driver = try await user(request, role: .driver)
             let key = try idempotencyKey(request)
@@ -76,6 +76,9 @@ extension WayfareServer {
                 ("discount", .number(Double(invoice.discount))), ("total", .number(Double(invoice.total))),
                 ("method", .string(invoice.method)), ("wallet_paid", .number(Double(invoice.walletPaid))),
                 ("cash_paid", .number(Double(invoice.cashPaid))), ("commission", .number(Double(invoice.commission))),
+                ("billed_m", .number(Double(invoice.billedMetres))), ("meter_m", .number(Double(invoice.meterMetres))),
+                ("review", invoice.review.map { .string($0) } ?? .null),
+                ("awaiting_confirmation", .number(Double(invoice.awaitingConfirmation))),
             ]))
         }
     }

@@ -91,18 +91,32 @@ struct BookingsTests {
         let startedTrack = try await r.bookings.track(booked.number, for: p)
         #expect(startedTrack.remainingRoute.last!.distance(to: Monaco.palace) < 50)
         let invoice = try await r.bookings.complete(booked.number, driver: d, trip: TripReport(metres: 2_345), key: key("c1"))
-        // The fare, by hand: 5000 + 1200 × 2.345 = 2814 + one started half hour of waiting
-        // (5000) = 12814; 10 % first ride = 1281.4 → 1281.
-        #expect(invoice.base == 5000 && invoice.distance == 2814 && invoice.waiting == 5000 && invoice.tolls == 0)
-        #expect(invoice.discount == 1281 && invoice.total == 12814 - 1281)
-        #expect(invoice.method == "wallet" && invoice.walletPaid == invoice.total && invoice.cashPaid == 0)
-        #expect(invoice.commission == (invoice.total * 20 + 50) / 100)
+        // No report during the trip: billed the route it was estimated on, not the meter's
+        // 2,345 m (which is within the tolerance: no review of the meter).
+        #expect(invoice.billedMetres > 2_000 && invoice.meterMetres == 2_345 && invoice.review?.contains("meter") == false, "\(invoice)")
+        #expect(invoice.distance == estimate.distance && invoice.distance == (1200 * invoice.billedMetres + 500) / 1000)
+        // The fare, by hand: 5000 + the distance + one started half hour of waiting (5000);
+        // 10 % off for the first ride.
+        let charged = 5000 + invoice.distance + 5000
+        #expect(invoice.base == 5000 && invoice.waiting == 5000 && invoice.tolls == 0)
+        #expect(invoice.discount == (charged * 10 + 50) / 100 && invoice.total == charged - invoice.discount)
+        // The waiting took the fare above the estimate plus 50 %: the wallet paid that much,
+        // and the rest waits for the passenger's confirmation.
+        let cap = booked.estimate * 150 / 100
+        #expect(invoice.total > cap && invoice.walletPaid == cap && invoice.awaitingConfirmation == invoice.total - cap)
+        #expect(invoice.method == "wallet" && invoice.cashPaid == 0)
+        #expect(invoice.commission == (invoice.walletPaid * 20 + 50) / 100)
+        #expect(try await r.h.wallet.balance(of: p) == WalletBalance(available: 100_000 - cap, held: 0))
+        #expect(try await r.bookings.confirmFare(booked.number, for: p, key: key("f1")) == invoice.awaitingConfirmation)
+        #expect(try await r.bookings.confirmFare(booked.number, for: p, key: key("f1")) == invoice.awaitingConfirmation)
         #expect(try await r.h.wallet.balance(of: p) == WalletBalance(available: 100_000 - invoice.total, held: 0))
+        try r.h.expectSoundLedger()
         // Repeated completion: the first invoice.
         #expect(try await r.bookings.complete(booked.number, driver: d, trip: TripReport(metres: 2_345), key: key("c1")) == invoice)
         #expect(try r.bookings.dispatcher.fleet.cab("cab-1").status == .available)
         let history = try await r.bookings.history(of: booked.number, for: p)
-        #expect(history.map(\.state) == [.requested, .allocated, .arrived, .started, .completed])
+        #expect(history.map(\.state) == [.requested, .allocated, .arrived, .started, .completed, .completed])
+        #expect(history[5].detail == "the passenger confirmed \(invoice.awaitingConfirmation) more")
         #expect(history[3].time.timeIntervalSince(history[2].time) == 15 * 60)
         let none = try await r.bookings.pending(for: p)
         #expect(none.bookings.isEmpty && none.message == "No Pending Cabs for Passenger")
@@ -266,8 +280,11 @@ struct BookingsTests {
         try await r.bookings.started(b.number, driver: d)
         let invoice = try await r.bookings.complete(b.number, driver: d, trip: TripReport(metres: 10_000, tollWays: [101431181, 101431177]),
                                                     key: key("k2"))
-        // 5000 + 12000 = 17000, 10 % off = 1700; the La Turbie toll once, undiscounted.
-        #expect(invoice.tolls == 30_000 && invoice.discount == 1700 && invoice.total == 17_000 - 1700 + 30_000)
+        // The booked route (no reports), not the meter's 10 km, which is flagged: 5000 + the
+        // distance, 10 % off; the La Turbie toll once, undiscounted.
+        let charged = 5000 + (1200 * invoice.billedMetres + 500) / 1000
+        #expect(invoice.review?.hasPrefix("meter 10000 m, track \(invoice.billedMetres) m") == true, "\(invoice)")
+        #expect(invoice.tolls == 30_000 && invoice.discount == (charged * 10 + 50) / 100 && invoice.total == charged - invoice.discount + 30_000)
         #expect(invoice.method == "cash" && invoice.cashPaid == invoice.total && invoice.walletPaid == 0)
         #expect(try await r.h.wallet.balance(of: p) == WalletBalance(available: 1_000, held: 0))
         try r.h.expectSoundLedger()

@@ -367,10 +367,13 @@ struct ServerTests {
             #expect(try await api.call(.post, "/v1/driver/bookings/\(number)/arrived", token: driver).status == 204)
             #expect(try await api.call(.post, "/v1/driver/bookings/\(number)/started", token: driver).status == 204)
             let invoice = try await api.call(.post, "/v1/driver/bookings/\(number)/complete", #"{"metres":1650}"#, token: driver, key: "done-1")
-            // 5,000 + 1.65 × 1,200 = 6,980, less the first ride's 10 % (698).
-            #expect(invoice.status == 200 && invoice["total"]?.numberValue == 6282 && invoice["method"]?.stringValue == "wallet", "\(invoice.text)")
+            // No report during the trip and no waiting: billed the route it was estimated on,
+            // so the fare is the estimate (the meter's 1,650 m is a claim, kept beside it).
+            let total = estimate["total"]?.numberValue ?? -1
+            #expect(invoice.status == 200 && invoice["total"]?.numberValue == total && invoice["method"]?.stringValue == "wallet", "\(invoice.text)")
+            #expect(invoice["meter_m"]?.numberValue == 1650 && (invoice["billed_m"]?.numberValue ?? 0) > 2000)
             let wallet = try await api.call(.get, "/v1/wallet", token: asha)
-            #expect(wallet["available"]?.numberValue == 50000 - 6282 && wallet["held"]?.numberValue == 0)
+            #expect(wallet["available"]?.numberValue == 50000 - total && wallet["held"]?.numberValue == 0)
             let history = try await api.call(.get, "/v1/bookings/\(number)/history", token: asha)
             #expect(history["events"]?.arrayValue?.compactMap { $0["state"]?.stringValue } == ["requested", "allocated", "arrived", "started", "completed"])
             #expect(try await api.call(.post, "/v1/bookings/\(number)/feedback", #"{"driver":5,"cab":4,"experience":5}"#, token: asha).status == 201)

@@ -82,3 +82,137 @@ struct RateLimitKeyTests {
         }
     }
 }
+
+/// One passenger's trip in Monaco over HTTP on a virtual clock, up to the passenger on board.
+struct TripOverHTTP {
+    let api: API
+    let clock: VirtualScheduler
+    let driver: String
+    let rider: String
+    let number: Int
+    let estimate: Double
+    static let pickup = (lat: 43.7393, lon: 7.4277), destination = (lat: 43.7314, lon: 7.4197)
+
+    static func start(_ api: API, server: WayfareServer, clock: VirtualScheduler, payment: String = "wallet") async throws -> TripOverHTTP {
+        let adminPassword = "Adm1n!trust-test"
+        _ = try await server.accounts.createAdmin(Registration(name: "Admin", mobile: "9000000001", email: "admin@example.com",
+                                                               password: adminPassword, confirmation: adminPassword), adminSession: nil)
+        let admin = try await api.call(.post, "/v1/sessions", #"{"mobile":"9000000001","password":"\#(adminPassword)"}"#)["token"]?.stringValue ?? ""
+        #expect(try await api.call(.post, "/v1/drivers", #"{"name":"Ravi","mobile":"9000000002","email":"ravi@example.com","password":"steady wheels 7","confirmation":"steady wheels 7"}"#, token: admin).status == 201)
+        let driver = try await api.call(.post, "/v1/sessions", #"{"mobile":"9000000002","password":"steady wheels 7"}"#)["token"]?.stringValue ?? ""
+        #expect(try await api.call(.post, "/v1/driver/shift", #"{"cab_id":"MC-7","cab_type":"Sedan"}"#, token: driver).status == 204)
+        #expect(try await api.call(.post, "/v1/driver/position", #"{"position":{"lat":43.7390,"lon":7.4275}}"#, token: driver).status == 204)
+        #expect(try await api.call(.post, "/v1/driver/availability", #"{"available":true}"#, token: driver).status == 204)
+        let (rider, _) = try await api.passenger(1)
+        #expect(try await api.call(.post, "/v1/wallet/refills", #"{"amount":100000,"payment_token":"tok_visa"}"#, token: rider, key: "refill").status == 201)
+        let trip = #"{"pickup":{"lat":\#(pickup.lat),"lon":\#(pickup.lon)},"destination":{"lat":\#(destination.lat),"lon":\#(destination.lon)},"cab_type":"Sedan","payment":"\#(payment)"}"#
+        let booked = try await api.call(.post, "/v1/bookings", trip, token: rider, key: "book")
+        #expect(booked.status == 201, "\(booked.text)")
+        let number = Int(booked["number"]?.numberValue ?? 0)
+        let offer = try #require(try await api.call(.get, "/v1/driver/offers", token: driver)["offers"]?.arrayValue?.first)
+        #expect(try await api.call(.post, "/v1/driver/offers/\(Int(offer["id"]?.numberValue ?? 0))", #"{"accept":true}"#, token: driver).status == 204)
+        #expect(try await api.call(.post, "/v1/driver/bookings/\(number)/arrived", token: driver).status == 204)
+        #expect(try await api.call(.post, "/v1/driver/bookings/\(number)/started", token: driver).status == 204)
+        return TripOverHTTP(api: api, clock: clock, driver: driver, rider: rider, number: number, estimate: booked["estimate"]?.numberValue ?? 0)
+    }
+
+    /// The fastest route's points, pickup to destination, from the API.
+    func routePoints() async throws -> (metres: Double, points: [(Double, Double)]) {
+        let route = try await api.call(.get, "/v1/route?from=\(Self.pickup.lat),\(Self.pickup.lon)&to=\(Self.destination.lat),\(Self.destination.lon)")
+        let points = (route["geometry"]?["coordinates"]?.arrayValue ?? []).compactMap { p -> (Double, Double)? in
+            guard let a = p.arrayValue, a.count == 2, let lon = a[0].numberValue, let lat = a[1].numberValue else { return nil }
+            return (lat, lon)
+        }
+        return (route["distance_m"]?.numberValue ?? 0, points)
+    }
+
+    /// Reports each point `every` seconds after the one before, by the virtual clock.
+    func drive(through points: [(Double, Double)], every seconds: Double = 5) async throws {
+        for (lat, lon) in points {
+            clock.advance(to: clock.now().addingTimeInterval(seconds))
+            #expect(try await api.call(.post, "/v1/driver/position", #"{"position":{"lat":\#(lat),"lon":\#(lon)}}"#, token: driver).status == 204)
+        }
+    }
+
+    func complete(metres: Int, waiting: Int = 0) async throws -> API.Answer {
+        try await api.call(.post, "/v1/driver/bookings/\(number)/complete", #"{"metres":\#(metres),"waiting_on_the_way_s":\#(waiting)}"#,
+                           token: driver, key: "complete")
+    }
+}
+
+@Suite("WayfareServer: fares billed from the server's record of the trip")
+struct TrackedFareTests {
+    @Test("a driver claiming 400 km and a day of waiting on a 1.3 km trip is billed the track, flagged, and the wallet pays no more than the estimate allows")
+    func inflatedMeter() async throws {
+        let clock = VirtualScheduler(start: Date())
+        let rig = try Rig(scheduler: clock)
+        let store = rig.store, server = rig.server
+        try await rig.run { api in
+            let trip = try await TripOverHTTP.start(api, server: server, clock: clock)
+            let route = try await trip.routePoints()
+            #expect(route.metres > 1000 && route.points.count > 5)
+            try await trip.drive(through: route.points)
+            let before = try await api.call(.get, "/v1/wallet", token: trip.rider)
+            let invoice = try await trip.complete(metres: 400_000, waiting: 86_400)
+            #expect(invoice.status == 200, "\(invoice.text)")
+            let billed = invoice["billed_m"]?.numberValue ?? 0
+            // The track is the route driven: billed within 5 % of the route's length.
+            #expect(abs(billed - route.metres) / route.metres < 0.05, "billed \(billed) m, route \(route.metres) m")
+            #expect(invoice["meter_m"]?.numberValue == 400_000)
+            #expect(invoice["review"]?.stringValue?.contains("meter 400000 m") == true, "\(invoice.text)")
+            // The fare is the estimate's, near enough: no 400 km, no day of waiting.
+            let total = invoice["total"]?.numberValue ?? 0
+            #expect(total <= trip.estimate * 1.5 && total >= trip.estimate * 0.7, "total \(total), estimate \(trip.estimate)")
+            #expect(invoice["cash_paid"]?.numberValue == 0 && invoice["awaiting_confirmation"]?.numberValue == 0)
+            let after = try await api.call(.get, "/v1/wallet", token: trip.rider)
+            let paid = (before["available"]?.numberValue ?? 0) + (before["held"]?.numberValue ?? 0) - (after["available"]?.numberValue ?? 0)
+            #expect(paid == total && paid <= trip.estimate * 1.5, "paid \(paid)")
+            #expect(try LedgerAudit.run(on: store).isSound)
+        }
+    }
+
+    @Test("a trip with no reports (the phone offline) is billed the route from pickup to destination")
+    func noReports() async throws {
+        let clock = VirtualScheduler(start: Date())
+        let rig = try Rig(scheduler: clock)
+        let server = rig.server
+        try await rig.run { api in
+            let trip = try await TripOverHTTP.start(api, server: server, clock: clock)
+            let route = try await trip.routePoints()
+            clock.advance(to: clock.now().addingTimeInterval(400))
+            let invoice = try await trip.complete(metres: Int(route.metres))
+            #expect(invoice.status == 200, "\(invoice.text)")
+            #expect(abs((invoice["billed_m"]?.numberValue ?? 0) - route.metres) <= 1, "\(invoice.text)")
+            #expect(invoice["review"] == .null, "the meter agrees: \(invoice.text)")
+        }
+    }
+
+    @Test("above the estimate plus 50 %, the wallet pays the cap and the rest waits for the passenger's confirmation")
+    func overTheCapNeedsConfirmation() async throws {
+        let clock = VirtualScheduler(start: Date())
+        let rig = try Rig(scheduler: clock)
+        let store = rig.store, server = rig.server
+        try await rig.run { api in
+            let trip = try await TripOverHTTP.start(api, server: server, clock: clock)
+            // A long way round: out to the far end of Monaco and back before the destination.
+            let loop = [(43.7393, 7.4277), (43.7460, 7.4330), (43.7500, 7.4390), (43.7460, 7.4330)]
+            try await trip.drive(through: loop + loop + [(43.7393, 7.4277), (43.7350, 7.4230), (43.7314, 7.4197)], every: 90)
+            let invoice = try await trip.complete(metres: 6_000)
+            #expect(invoice.status == 200, "\(invoice.text)")
+            let total = invoice["total"]?.numberValue ?? 0, awaiting = invoice["awaiting_confirmation"]?.numberValue ?? 0
+            #expect(total > trip.estimate * 1.5 && awaiting > 0, "\(invoice.text)")
+            #expect(invoice["wallet_paid"]?.numberValue == total - awaiting && total - awaiting <= trip.estimate * 1.5)
+            #expect(invoice["review"]?.stringValue?.contains("awaits the passenger's confirmation") == true)
+            // The passenger confirms: the rest is paid once, whatever the retries.
+            let path = "/v1/bookings/\(trip.number)/fare-confirmation"
+            let confirmed = try await api.call(.post, path, token: trip.rider, key: "confirm")
+            #expect(confirmed.status == 200 && confirmed["paid"]?.numberValue == awaiting, "\(confirmed.text)")
+            #expect(try await api.call(.post, path, token: trip.rider, key: "confirm")["paid"]?.numberValue == awaiting)
+            #expect(try await api.call(.post, path, token: trip.rider, key: "confirm-again").status == 409)
+            #expect(try await api.call(.post, path, token: trip.driver, key: "confirm-driver").status == 403)
+            let wallet = try await api.call(.get, "/v1/wallet", token: trip.rider)
+            #expect(wallet["available"]?.numberValue == 100_000 - total && wallet["held"]?.numberValue == 0, "\(wallet.text)")
+            #expect(try LedgerAudit.run(on: store).isSound)
+        }
+    }
+}
