@@ -71,7 +71,7 @@ do {
     try await bookings.arrived(booking.number, driver: driverID)
     try await bookings.started(booking.number, driver: driverID)
     let invoice = try await bookings.complete(booking.number, driver: driverID,
-                                              trip: TripReport(metres: 1_650), key: try IdempotencyKey("trip-1c9e"))
+                                              trip: TripReport(metres: 2_900), key: try IdempotencyKey("trip-1c9e"))
 
     print("session: \(session.user.name), expires \(session.expires)")
     print("paid: fare \(paid.fare), wallet \(paid.walletPaid), cash \(paid.cashPaid), commission \(paid.commission)")

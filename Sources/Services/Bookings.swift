@@ -166,8 +166,9 @@ public final class Bookings: Sendable {
         }
         let points = state.withLock { s in defer { s.unsavedPoints = [] }; return s.unsavedPoints }
         guard !cabs.isEmpty || !points.isEmpty else { return }
+        let fence = self.fence.withLock { $0 }
         do {
-            try await Self.persist(store, cabs: cabs, points: points)
+            try await Self.persist(store, fence: fence, cabs: cabs, points: points)
         } catch {
             // Kept for the next round: a trip's track must not lose its points to an outage.
             state.withLock { s in s.unsavedPoints = points + s.unsavedPoints }
@@ -175,9 +176,11 @@ public final class Bookings: Sendable {
         }
     }
 
-    static func persist(_ store: any SQLStore, cabs: [(String, Coordinate, Date, String)], points: [(number: Int, point: TrackPoint)]) async throws(ServiceError) {
+    static func persist(_ store: any SQLStore, fence: (city: String, token: Int64)?, cabs: [(String, Coordinate, Date, String)],
+                        points: [(number: Int, point: TrackPoint)]) async throws(ServiceError) {
         try await serviceCall {
             try await store.write { c in
+                try checkFence(fence, c)
                 for (number, point) in points {
                     try c.execute("""
                         INSERT INTO trip_points (booking_number, at_ms, lat_e7, lon_e7) VALUES (?, ?, ?, ?)
@@ -417,9 +420,16 @@ public final class Bookings: Sendable {
 
     /// Throws when the fence's token is not the lease's token any more: the write is not
     /// done, and the outcome waits in `unsaved` (which only the owner's `runDue` writes).
+    ///
+    /// Every write of the city's owner calls it first, in its own transaction (dispatch
+    /// outcomes, claiming due bookings, positions and track points). On PostgreSQL the lease
+    /// row is read `FOR SHARE`: a takeover's update of the row waits until this transaction
+    /// ends, so no write of a former owner can commit after another replica took the city.
+    /// SQLite runs one writer at a time, which gives the same order.
     static func checkFence(_ fence: (city: String, token: Int64)?, _ c: any SQLConnection) throws {
         guard let fence else { return }
-        let token = try c.first("SELECT token FROM city_leases WHERE city = ?", [.text(fence.city)])?.int64("token")
+        let lock = c.dialect == .postgres ? " FOR SHARE" : ""
+        let token = try c.first("SELECT token FROM city_leases WHERE city = ?" + lock, [.text(fence.city)])?.int64("token")
         guard token == fence.token else {
             throw ServiceError.conflict("the lease of \(fence.city) moved on (token \(token ?? 0), this replica's \(fence.token))")
         }
@@ -496,8 +506,10 @@ public final class Bookings: Sendable {
         let kept = state.withLock { s in defer { s.unsaved = [] }; return s.unsaved }
         for (number, outcome) in kept { save(number, outcome) }
         let due = milliseconds(now.addingTimeInterval(city.settings.allocateBefore)), now = milliseconds(self.now)
+        let fence = self.fence.withLock { $0 }
         let claimed: [Int] = try await serviceCall {
             try await store.write { c in
+                try Self.checkFence(fence, c)
                 let rows = try c.query("""
                     SELECT number FROM bookings WHERE state = 'requested' AND dispatched = 0 AND pickup_ms <= ?
                     ORDER BY pickup_ms LIMIT 500

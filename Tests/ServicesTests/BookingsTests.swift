@@ -371,6 +371,38 @@ struct BookingsTests {
         #expect(try await r.bookings.booking(booking.number, for: p).state == .allocated)
     }
 
+    @Test("a former owner fenced at its old token claims no due booking and writes no position; the current owner does", arguments: Engine.allCases)
+    func fenceOnEveryOwnerWrite(engine: Engine) async throws {
+        guard let r = try await BookingRig(engine) else { return }
+        let start = r.h.clock.now()
+        _ = try await CityLease(store: r.h.store, city: "Monaco", owner: "replica-a", url: "http://a").claim(now: start)
+        let taken = try await CityLease(store: r.h.store, city: "Monaco", owner: "replica-b", url: "http://b").claim(now: start.addingTimeInterval(10))
+        #expect(taken.token == 2)
+        let p = try await r.passenger(21, balance: 100_000)
+        _ = try await r.driver(21, at: Monaco.portHercule)
+        let later = try await r.bookings.bookLater(r.request(p), at: start.addingTimeInterval(45 * 60), key: .random())
+        r.h.clock.advance(by: 30 * 60)  // the booking falls due (20 minutes before its pickup)
+        func dispatched() async throws -> Int {
+            try await r.h.store.read { c in try c.first("SELECT dispatched FROM bookings WHERE number = ?", [.integer(Int64(later.number))])!.int("dispatched") }
+        }
+        func positions() async throws -> Int {
+            try await r.h.store.read { c in try c.first("SELECT COUNT(*) AS n FROM cab_positions")!.int("n") }
+        }
+        // Replica A, paused past its lease, still thinks it owns the city: refused, nothing written.
+        r.bookings.fence(city: "Monaco", token: 1)
+        await #expect(throws: ServiceError.self) { _ = try await r.bookings.runDue() }
+        await #expect(throws: ServiceError.self) { try await r.bookings.persistPositions() }
+        let (claimedByA, writtenByA) = (try await dispatched(), try await positions())
+        #expect(claimedByA == 0 && writtenByA == 0)
+        #expect(try await r.bookings.booking(later.number, for: p).state == .requested)
+        // Under the current token both go through.
+        r.bookings.fence(city: "Monaco", token: 2)
+        #expect(try await r.bookings.runDue() == 1)
+        try await r.bookings.persistPositions()
+        let (claimedByB, writtenByB) = (try await dispatched(), try await positions())
+        #expect(claimedByB == 1 && writtenByB == 1)
+    }
+
     @Test("a replica taking over starts with the cabs where the last owner wrote them down: a recent, available cab is offered at once", arguments: Engine.allCases)
     func resumeFromPersistedPositions(engine: Engine) async throws {
         guard let r = try await BookingRig(engine) else { return }

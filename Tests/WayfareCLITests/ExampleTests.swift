@@ -87,10 +87,11 @@ import TestSupport
         #expect(run.status == 0, "\(run.stderr)")
         // 25,350 × 20 % = 5,070; 50,000 − 25,350 = 24,650 left.
         #expect(run.stdout.contains("paid: fare 25350, wallet 25350, cash 0, commission 5070"), "\(run.stdout)")
-        // The booking in Monaco: 1.65 km in a sedan, 5,000 + 1.65 × 1,200 = 6,980, less the
-        // first ride's 10 % (698): 6,282 from the wallet, which keeps 24,650 − 6,282.
-        #expect(run.stdout.contains("trip: fare 6282 (base 5000, distance 1980, first ride -698), paid by wallet"), "\(run.stdout)")
-        #expect(run.stdout.contains("balance: 18368"), "\(run.stdout)")
+        // The booking in Monaco, billed the booked route (no reports during the trip): 2,894 m
+        // in a sedan, 5,000 + 2.894 × 1,200 = 8,473, less the first ride's 10 % (847): 7,626
+        // from the wallet, which keeps 24,650 − 7,626.
+        #expect(run.stdout.contains("trip: fare 7626 (base 5000, distance 3473, first ride -847), paid by wallet"), "\(run.stdout)")
+        #expect(run.stdout.contains("balance: 17024"), "\(run.stdout)")
         #expect(run.stdout.contains("sound: true"), "\(run.stdout)")
         // A second run on the same file: the e-mail is taken, a one-line error and exit 1.
         let again = try runBuilt("wayfare-services-example", [dir.appendingPathComponent("example.sqlite").path])
