@@ -58,32 +58,47 @@ import Glibc
         throw NSError(domain: "wayfare", code: 4, userInfo: [NSLocalizedDescriptionKey: "replica on \(port) not owner=\(owning) within \(seconds) s"])
     }
 
-    @Test func theOwnerIsKilledMidTripAndTheOtherReplicaTakesOverLosingNothing() throws {
-        guard let base = ProcessInfo.processInfo.environment["WAYFARE_POSTGRES_URL"] else {
-            print("FailoverCLITests: skipped — set WAYFARE_POSTGRES_URL (scripts/test.sh starts a PostgreSQL) to run the failover test")
-            return
+    /// A scratch database on the test server, Monaco's city folder and the first admin: what
+    /// both failover tests start from. Nil (after saying why) without a PostgreSQL server.
+    final class Scratch {
+        let store: String
+        let city: String
+        private let folder = TemporaryFolder()
+        private let drop: () -> Void
+
+        init?() throws {
+            guard let base = ProcessInfo.processInfo.environment["WAYFARE_POSTGRES_URL"] else {
+                print("FailoverCLITests: skipped — set WAYFARE_POSTGRES_URL (scripts/test.sh starts a PostgreSQL) to run the failover tests")
+                return nil
+            }
+            let name = "wf_failover_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(12)
+            let pg = try PostgresStore(url: base, maxConnections: 1)
+            try pg.executeOutsideTransaction("CREATE DATABASE \(name)")
+            drop = { try? pg.executeOutsideTransaction("DROP DATABASE IF EXISTS \(name) WITH (FORCE)"); pg.close() }
+            var components = try #require(URLComponents(string: base))
+            components.path = "/" + name
+            store = try #require(components.string)
+            city = folder.path("monaco")
+            let built = try runWayfare(["city", "build"] + CityCLITests.sources + ["--name", "Monaco", "--no-geocoder", "--out", city])
+            try #require(built.status == 0, "\(built.stderr)")
+            let adminMade = try runWayfareWithInput(["admin", "create", "--store", store, "--name", "Ops", "--mobile", "9000000001",
+                                                     "--email", "ops@example.com"], input: "Ops!admin-2026x\n")
+            try #require(adminMade.status == 0, "\(adminMade.stderr)")
         }
-        let name = "wf_failover_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(12)
-        let pg = try PostgresStore(url: base, maxConnections: 1)
-        try pg.executeOutsideTransaction("CREATE DATABASE \(name)")
-        defer { try? pg.executeOutsideTransaction("DROP DATABASE IF EXISTS \(name) WITH (FORCE)"); pg.close() }
-        var components = try #require(URLComponents(string: base))
-        components.path = "/" + name
-        let store = try #require(components.string)
 
-        let folder = TemporaryFolder()
-        let city = folder.path("monaco")
-        let built = try runWayfare(["city", "build"] + CityCLITests.sources + ["--name", "Monaco", "--no-geocoder", "--out", city])
-        try #require(built.status == 0, "\(built.stderr)")
-        let adminMade = try runWayfareWithInput(["admin", "create", "--store", store, "--name", "Ops", "--mobile", "9000000001",
-                                                 "--email", "ops@example.com"], input: "Ops!admin-2026x\n")
-        try #require(adminMade.status == 0, "\(adminMade.stderr)")
+        deinit { drop() }
 
-        let (portA, portB) = (Self.freePort(), Self.freePort())
+        /// A replica of the city on `port`.
         func replica(_ port: Int) throws -> RunningServer {
             try RunningServer(["--city", city, "--store", store, "--port", "\(port)", "--replica-url", "http://127.0.0.1:\(port)",
                                "--rate-limit", "0", "--log-level", "warning"])
         }
+    }
+
+    @Test func theOwnerIsKilledMidTripAndTheOtherReplicaTakesOverLosingNothing() throws {
+        guard let scratch = try Scratch() else { return }
+        let (portA, portB) = (Self.freePort(), Self.freePort())
+        func replica(_ port: Int) throws -> RunningServer { try scratch.replica(port) }
         let a = try replica(portA)
         defer { a.kill9() }
         let (_, readyA) = try Self.waitForOwner(portA, owning: true, seconds: 15)
@@ -199,5 +214,69 @@ import Glibc
         let commissions = invoices.values.reduce(0.0) { $0 + ($1["commission"]?.numberValue ?? 0) }
         #expect(ledger.json["sound"] == .bool(true) && ledger.json["revenue"]?.numberValue == commissions, "\(ledger.json)")
         #expect(b.stop() == 0)
+    }
+
+    @Test func anOwnerPausedPastItsLeaseWritesNothingWhenItWakes() throws {
+        guard let scratch = try Scratch() else { return }
+        let (portA, portB) = (Self.freePort(), Self.freePort())
+        let a = try scratch.replica(portA)
+        defer { kill(a.process.processIdentifier, SIGCONT); a.kill9() }
+        _ = try Self.waitForOwner(portA, owning: true, seconds: 15)
+        let b = try scratch.replica(portB)
+        defer { b.kill9() }
+        _ = try Self.waitForOwner(portB, owning: false, seconds: 15)
+
+        let admin = try #require(try Self.call(portB, "POST", "/v1/sessions", #"{"mobile":"9000000001","password":"Ops!admin-2026x"}"#).json["token"]?.stringValue)
+        #expect(try Self.call(portB, "POST", "/v1/drivers", token: admin,
+                              #"{"name":"Driver","mobile":"7000000010","email":"d@example.com","password":"steady wheels 1x","confirmation":"steady wheels 1x"}"#).status == 201)
+        let driver = try #require(try Self.call(portB, "POST", "/v1/sessions", #"{"mobile":"7000000010","password":"steady wheels 1x"}"#).json["token"]?.stringValue)
+        #expect(try Self.call(portB, "POST", "/v1/driver/shift", token: driver, #"{"cab_id":"MC-1","cab_type":"Sedan","seats":4}"#).status == 204)
+        func report() throws {
+            #expect(try Self.call(portB, "POST", "/v1/driver/position", token: driver, #"{"position":{"lat":43.7347,"lon":7.4226}}"#).status == 204)
+            #expect(try Self.call(portB, "POST", "/v1/driver/availability", token: driver, #"{"available":true}"#).status == 204)
+        }
+        try report()
+        #expect(try Self.call(portB, "POST", "/v1/accounts", #"{"name":"P","mobile":"9800000010","email":"p@example.com","password":"monsoon ride 1x","confirmation":"monsoon ride 1x"}"#).status == 201)
+        let rider = try #require(try Self.call(portB, "POST", "/v1/sessions", #"{"mobile":"9800000010","password":"monsoon ride 1x"}"#).json["token"]?.stringValue)
+        #expect(try Self.call(portB, "POST", "/v1/wallet/refills", token: rider, key: "refill", #"{"amount":50000,"payment_token":"tok_visa"}"#).status == 201)
+        // A books; A, the owner, offers it to the driver; then A is paused before the answer.
+        let trip = #"{"pickup":{"lat":43.7393,"lon":7.4277},"destination":{"lat":43.7314,"lon":7.4197},"cab_type":"Sedan"}"#
+        let booked = try Self.call(portB, "POST", "/v1/bookings", token: rider, key: "book", trip)
+        #expect(booked.status == 201, "\(booked.json)")
+        let number = Int(booked.json["number"]?.numberValue ?? 0)
+        kill(a.process.processIdentifier, SIGSTOP)
+        let (takeover, _) = try Self.waitForOwner(portB, owning: true, seconds: 20)
+        print("SIGSTOP: the other replica took over \(String(format: "%.1f", takeover)) s after the owner was paused")
+        // B searches again for the open booking; the driver reports to B and accepts its offer.
+        try report()
+        var accepted = false
+        for _ in 0..<100 where !accepted {
+            let offers = try Self.call(portB, "GET", "/v1/driver/offers", token: driver)
+            if let offer = offers.json["offers"]?.arrayValue?.first(where: { Int($0["booking"]?.numberValue ?? 0) == number }) {
+                accepted = try Self.call(portB, "POST", "/v1/driver/offers/\(Int(offer["id"]?.numberValue ?? 0))", token: driver, #"{"accept":true}"#).status == 204
+            } else { usleep(100_000) }
+        }
+        #expect(accepted, "B offered the booking and the driver accepted")
+        // A wakes, still believing for a moment that it owns the city, with its own offer of the
+        // booking outstanding and its periodic work due. Whatever it tries is fenced.
+        kill(a.process.processIdentifier, SIGCONT)
+        _ = try Self.waitForOwner(portA, owning: false, seconds: 10)
+        usleep(2_500_000)  // A's periodic work (every 2 s) has run at least once since it woke
+        let view = try Self.call(portB, "GET", "/v1/bookings/\(number)", token: rider)
+        #expect(view.json["state"]?.stringValue == "allocated" && view.json["cab"]?.stringValue == "MC-1", "\(view.json)")
+        let wallet = try Self.call(portB, "GET", "/v1/wallet", token: rider)
+        #expect(wallet.json["held"]?.numberValue == booked.json["estimate"]?.numberValue, "the hold stands for the allocated trip: \(wallet.json)")
+        for step in ["arrived", "started"] {
+            #expect(try Self.call(portB, "POST", "/v1/driver/bookings/\(number)/\(step)", token: driver).status == 204)
+        }
+        let done = try Self.call(portB, "POST", "/v1/driver/bookings/\(number)/complete", token: driver, key: "done", #"{"metres":2900}"#)
+        #expect(done.status == 200, "\(done.json)")
+        let after = try Self.call(portB, "GET", "/v1/wallet", token: rider)
+        #expect(after.json["held"]?.numberValue == 0 && after.json["available"]?.numberValue == 50000 - (done.json["wallet_paid"]?.numberValue ?? -1), "\(after.json)")
+        let pending = try Self.call(portB, "GET", "/v1/bookings?list=pending", token: rider)
+        #expect(pending.json["bookings"]?.arrayValue?.isEmpty == true, "no booking left requested: \(pending.json)")
+        let ledger = try Self.call(portB, "GET", "/v1/admin/ledger", token: admin)
+        #expect(ledger.json["sound"] == .bool(true) && ledger.json["escrow_held"]?.numberValue == 0, "\(ledger.json)")
+        #expect(a.stop() == 0 && b.stop() == 0)
     }
 }
