@@ -88,8 +88,9 @@ def op(summary, responses, *, params=(), request=None, auth=False, extra=(), tag
 booked_money = ["404", "409", "422"]
 paths = {
     "/health": {"get": op("The process answers", {"200": ok(obj({"status": S()}, ["status"]))}, tag="operations")},
-    "/ready": {"get": op("The store answers", {"200": ok(obj({"status": S(), "city": S()}, ["status", "city"]))}, tag="operations")},
-    "/metrics": {"get": op("Prometheus metrics", {"200": ok(S(), ctype="text/plain")}, tag="operations")},
+    "/ready": {"get": op("The store answers (an admin also sees the replica's standing: owner, owner_url, lease_token)",
+                         {"200": ok(obj({"status": S(), "city": S(), "owner": B, "owner_url": nullable(S()), "lease_token": I()}, ["status", "city"]))}, tag="operations")},
+    "/metrics": {"get": op("Prometheus metrics (admins)", {"200": ok(S(), ctype="text/plain")}, auth=True, tag="operations")},
     "/openapi.json": {"get": op("This document", {"200": ok({"type": "object"})}, tag="operations")},
     "/": {"get": op("The live map", {"200": ok(S(), ctype="text/html")}, tag="operations")},
     "/v1/zone": {"get": op("The zone and service area of a point", {"200": ok(obj({"zone": nullable(ref("Named")), "service_area": nullable(ref("Named")), "served": B}, ["zone", "service_area", "served"]))},
@@ -104,9 +105,9 @@ paths = {
                             request=obj({"to": ref("Coordinate"), "cabs": {"type": "array", "maxItems": 1000,
                                          "items": obj({"id": S(minLength=1, maxLength=64), "lat": N(minimum=-90, maximum=90), "lon": N(minimum=-180, maximum=180)}, ["id", "lat", "lon"], extra=False)}},
                                         ["to", "cabs"], extra=False), extra=["422"])},
-    "/v1/cabs/nearest": {"get": op("The nearest free cabs", {"200": ok(obj({"cabs": {"type": "array", "items": obj({"id": S(), "type": S(), "position": nullable(ref("Coordinate")), "distance_m": N()}, ["id", "type"])}}, ["cabs"]))},
+    "/v1/cabs/nearest": {"get": op("The nearest free cabs (ids and exact positions for admins; others get positions to 0.001° and distances to 100 m)", {"200": ok(obj({"cabs": {"type": "array", "items": obj({"id": S(), "type": S(), "position": nullable(ref("Coordinate")), "distance_m": N()}, ["type"])}}, ["cabs"]))},
                                    params=[q("at", True, latlon), q("k", False, "how many (1-50, default 5)", I(minimum=1, maximum=50)), q("type", False, "a cab type")])},
-    "/v1/cabs": {"get": op("Every cab on shift", {"200": ok(obj({"cabs": {"type": "array", "items": obj({"id": S(), "type": S(), "status": S(), "position": nullable(ref("Coordinate"))}, ["id", "type", "status"])}}, ["cabs"]))})},
+    "/v1/cabs": {"get": op("Every cab on shift (ids and exact positions for admins; others get positions to 0.001°)", {"200": ok(obj({"cabs": {"type": "array", "items": obj({"id": S(), "type": S(), "status": S(), "position": nullable(ref("Coordinate"))}, ["type", "status"])}}, ["cabs"]))})},
     "/v1/geocode": {"get": op("Places matching a text", {"200": ok(obj({"results": {"type": "array", "items": obj({"label": S(), "position": ref("Coordinate"), "kind": S(), "score": N()}, ["label", "position"])}}, ["results"]))},
                               params=[q("q", True, "the text"), q("near", False, latlon), q("limit", False, "1-20, default 5", I(minimum=1, maximum=20))], extra=["404"])},
     "/v1/reverse": {"get": op("The address at a point", {"200": ok(obj({"label": S(), "position": ref("Coordinate"), "kind": S(), "distance_m": N()}, ["label", "position"]))},

@@ -6,8 +6,10 @@
 #
 # It installs Debian's `postgresql` package when no server is installed, creates a cluster in
 # DIR/data (its own folder, its own port, its own user `wayfare` with a password, listening on
-# 127.0.0.1 and a socket in DIR), and starts it. When run as root, the server runs as the
-# `postgres` system user, because PostgreSQL refuses to run as root.
+# 127.0.0.1 and a socket in DIR), and starts it with TLS on, under a self-signed certificate
+# for 127.0.0.1 (DIR/server.crt: a client verifies the server with it as its root). When run
+# as root, the server runs as the `postgres` system user, because PostgreSQL refuses to run
+# as root.
 set -euo pipefail
 
 command=${1:-}
@@ -58,9 +60,18 @@ start)
             || { cat "$dir/initdb.log" >&2; exit 1; }
         rm -f "$pwfile"
     fi
+    if [[ ! -f "$dir/server.crt" ]]; then
+        command -v openssl >/dev/null 2>&1 || { sudo=""; [[ $(id -u) -ne 0 ]] && sudo="sudo"
+            DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq openssl >&2; }
+        openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj "/CN=127.0.0.1" \
+            -addext "subjectAltName=IP:127.0.0.1" -keyout "$dir/server.key" -out "$dir/server.crt" >/dev/null 2>&1
+        chmod 600 "$dir/server.key"
+        if [[ $(id -u) -eq 0 ]]; then chown postgres: "$dir/server.key" "$dir/server.crt"; fi
+        chmod 644 "$dir/server.crt"
+    fi
     if ! as_server_user "$bin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
         as_server_user "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-            -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=200" start >/dev/null \
+            -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=200 -c ssl=on -c ssl_cert_file=$dir/server.crt -c ssl_key_file=$dir/server.key" start >/dev/null \
             || { cat "$dir/server.log" >&2; exit 1; }
     fi
     if ! as_server_user "$bin/psql" -h "$dir" -p "$port" -U wayfare -d postgres -tAc \

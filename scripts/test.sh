@@ -14,7 +14,9 @@ pgdir=$(mktemp -d /tmp/wayfare-pg.XXXXXX)
 trap 'bash scripts/postgres.sh stop "$pgdir"; rm -rf "$pgdir"' EXIT
 pgport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 WAYFARE_POSTGRES_URL=$(bash scripts/postgres.sh start "$pgdir" "$pgport" | tail -1)
-export WAYFARE_POSTGRES_URL
+# The server's self-signed certificate: the TLS tests verify the server against it.
+WAYFARE_POSTGRES_CA="$pgdir/server.crt"
+export WAYFARE_POSTGRES_URL WAYFARE_POSTGRES_CA
 echo "== PostgreSQL for the store tests on 127.0.0.1:$pgport"
 swift build --build-tests
 swift test --skip-build

@@ -36,18 +36,26 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
         var nextID = 1
     }
 
-    /// Opens a store on the server named by `url`, a `postgres://user:password@host:port/db`
-    /// address (`?sslmode=require` asks for TLS; the default is none, for loopback).
+    /// Opens a store on the server named by `url`, a `postgres://user@host:port/db` address.
+    ///
+    /// Its `sslmode` is read as libpq reads it: `disable` (no TLS), `prefer` (the default:
+    /// TLS when the server offers it, unverified), `require` (TLS or no connection, the
+    /// certificate unverified), `verify-ca` (TLS with a certificate signed by a trusted
+    /// authority) and `verify-full` (that, and issued to the host connected to). The trusted
+    /// authorities are the system's, or the PEM file named by `sslrootcert`.
     ///
     /// - Parameters:
     ///   - url: the server's address.
+    ///   - password: the password, when it is not in `url` (a command line should keep it in
+    ///     an environment variable or a file: a URL there is visible to every user in `ps`).
     ///   - maxConnections: at most this many transactions run at once; more wait.
     ///   - maxRetries: how many times a body runs again after serialization failures before
     ///     the call throws `StoreError/conflict(_:)`.
     /// - Throws: `StoreError/unavailable(_:)` naming the host when the address is malformed
     ///   or the server cannot be reached.
-    public init(url: String, maxConnections: Int = 8, maxRetries: Int = 30) throws(StoreError) {
-        let (configuration, endpoint) = try Self.configuration(from: url)
+    public init(url: String, password: String? = nil, maxConnections: Int = 8, maxRetries: Int = 30) throws(StoreError) {
+        var (configuration, endpoint) = try Self.configuration(from: url)
+        if let password { configuration.password = password }
         self.configuration = configuration
         self.endpoint = endpoint
         self.maxRetries = maxRetries
@@ -188,15 +196,26 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
         }
         let port = components.port ?? 5432
         let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
-        let sslMode = components.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? "disable"
-        let tls: PostgresConnection.Configuration.TLS
+        let parameter = { (name: String) in components.queryItems?.first(where: { $0.name == name })?.value }
+        let sslMode = parameter("sslmode") ?? "prefer"
+        var client = TLSConfiguration.makeClientConfiguration()
+        client.minimumTLSVersion = .tlsv12
+        if let root = parameter("sslrootcert") { client.trustRoots = .file(root) }
         switch sslMode {
-        case "disable": tls = .disable
-        case "require":
-            do { tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration())) }
-            catch { throw StoreError.unavailable("TLS: \(error)") }
-        default: throw StoreError.unavailable("sslmode must be disable or require, not \(sslMode)")
+        case "disable", "allow": break
+        case "prefer", "require": client.certificateVerification = .none
+        case "verify-ca": client.certificateVerification = .noHostnameVerification
+        case "verify-full": client.certificateVerification = .fullVerification
+        default: throw StoreError.unavailable("sslmode must be disable, prefer, require, verify-ca or verify-full, not \(sslMode.prefix(20))")
         }
+        let tls: PostgresConnection.Configuration.TLS
+        do {
+            switch sslMode {
+            case "disable", "allow": tls = .disable
+            case "prefer": tls = .prefer(try NIOSSLContext(configuration: client))
+            default: tls = .require(try NIOSSLContext(configuration: client))
+            }
+        } catch { throw StoreError.unavailable("TLS: \(error)") }
         let configuration = PostgresConnection.Configuration(
             host: host, port: port, username: user, password: components.password,
             database: database.isEmpty ? nil : database, tls: tls)

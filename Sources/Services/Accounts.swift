@@ -269,6 +269,8 @@ public struct Accounts: Sendable {
             try await store.write { c -> (user: Int64, outbox: Int64)? in
                 guard let row = try c.first("SELECT id FROM users WHERE email = ?", [.text(email)]) else { return nil }
                 let user = try row.int64("id")
+                // A new reset ends the older ones: only the latest link works.
+                try Self.endResets(c, user: user, now: now)
                 try c.execute("INSERT INTO password_resets (token_hash, user_id, created_ms, expires_ms) VALUES (?, ?, ?, ?)",
                               [.text(Self.tokenHash(token)), .integer(user), .integer(now), .integer(expires)])
                 let outbox = try Outbox.enqueue(c, user: user, kind: .passwordReset,
@@ -319,6 +321,7 @@ public struct Accounts: Sendable {
                 try c.execute("""
                     UPDATE users SET password_hash = ?, failed_attempts = 0, suspended_until_ms = NULL WHERE id = ?
                     """, [.text(hash), .integer(user)])
+                try Self.endResets(c, user: user, now: now)
                 try c.execute("UPDATE sessions SET ended_ms = ? WHERE user_id = ? AND ended_ms IS NULL",
                               [.integer(now), .integer(user)])
             }
@@ -454,10 +457,17 @@ public struct Accounts: Sendable {
         try await serviceCall {
             try await store.write { c in
                 try c.execute("UPDATE users SET password_hash = ? WHERE id = ?", [.text(hash), .integer(user)])
+                try Self.endResets(c, user: user, now: now)
                 try c.execute("UPDATE sessions SET ended_ms = ? WHERE user_id = ? AND ended_ms IS NULL AND token_hash <> ?",
                               [.integer(now), .integer(user), .text(Self.tokenHash(session))])
             }
         }
+    }
+
+    /// Ends every unused reset token of `user` (a new reset, a password change or a reset
+    /// that went through makes the older links useless).
+    static func endResets(_ c: any SQLConnection, user: Int64, now: Int64) throws {
+        try c.execute("UPDATE password_resets SET used_ms = ? WHERE user_id = ? AND used_ms IS NULL", [.integer(now), .integer(user)])
     }
 
     static func user(_ row: Storage.Row) throws -> User {

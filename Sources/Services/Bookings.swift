@@ -111,12 +111,25 @@ public final class Bookings: Sendable {
             throw .invalid(field: "cabType", reason: "the city has no fare for cab type \"\(cab.type.name)\"")
         }
         let now = milliseconds(self.now)
+        // A driver who changes cab leaves the old one: out of the fleet and the queues, so it
+        // is neither offered nor shown. Not in the middle of a trip or an offer.
+        let previous = state.withLock { s in s.driverOfCab.first { $0.value == driver && $0.key != cab.id }?.key }
+        if let previous {
+            guard state.withLock({ $0.tripOfCab[previous] == nil }) else {
+                throw .conflict("driver \(driver) is on a trip in cab \(previous); complete it first")
+            }
+            do { try dispatcher.retire(cab: previous) } catch {
+                if case .invalidCab = error { throw .conflict("cab \(previous) has an offer outstanding; answer it first") }
+            }
+            state.withLock { s in s.driverOfCab[previous] = nil }
+        }
         try await serviceCall {
             try await store.write { c in
                 try Users.require(c, driver, role: .driver)
                 if let row = try c.first("SELECT cab_id FROM cab_drivers WHERE driver_id = ?", [.integer(driver)]),
                    try row.string("cab_id") != cab.id {
                     try c.execute("DELETE FROM cab_drivers WHERE driver_id = ?", [.integer(driver)])
+                    try c.execute("DELETE FROM cab_positions WHERE cab_id = ?", [.text(try row.string("cab_id"))])
                 }
                 if let row = try c.first("SELECT driver_id FROM cab_drivers WHERE cab_id = ?", [.text(cab.id)]) {
                     guard try row.int64("driver_id") == driver else { throw ServiceError.conflict("cab \(cab.id) is driven by another driver") }

@@ -60,29 +60,47 @@ public struct Outbox: Sendable {
         self.clock = clock
     }
 
-    /// Sends up to `limit` unsent notifications, oldest first, and marks each one sent.
+    /// Attempts before a notification is set aside (about two hours of retries).
+    public static let maximumAttempts = 10
+
+    /// Seconds to wait before attempt `n + 1` after `n` failed ones: 10 s, doubling, at most an
+    /// hour.
+    static func backoff(afterAttempts n: Int64) -> Int64 { min(3_600, 10 << min(max(n - 1, 0), 12)) }
+
+    /// Sends up to `limit` notifications that are due, oldest due first, and marks each one
+    /// sent.
+    ///
+    /// A notification whose send throws is tried again later, after a wait that doubles with
+    /// each failure (``backoff(afterAttempts:)``); after ``maximumAttempts`` it is set aside
+    /// (`set_aside_ms`) for the operations team, so that one that keeps failing never holds
+    /// back the others.
     ///
     /// Password-reset messages are the exception: their token is stored only as a hash, so
     /// the outbox row records that one was issued and ``Accounts`` sends it itself, with the
     /// token it holds in memory, right after the commit. If that send fails the passenger
     /// asks again; the unused token expires.
-    /// Returns how many were sent; a notification whose send throws stays for the next call.
+    /// Returns how many were sent.
     @discardableResult
     public func deliver(through notifier: any Notifier, limit: Int = 100) async throws(ServiceError) -> Int {
+        let due = milliseconds(clock.now())
         let batch = try await serviceCall {
             try await store.read { c in
-                try c.query("SELECT id, user_id, kind, payload FROM outbox WHERE sent_ms IS NULL AND kind <> 'password-reset' ORDER BY id LIMIT ?",
-                            [.integer(Int64(max(1, limit)))])
+                try c.query("""
+                    SELECT id, user_id, kind, payload, attempts FROM outbox
+                    WHERE sent_ms IS NULL AND set_aside_ms IS NULL AND next_attempt_ms <= ? AND kind <> 'password-reset'
+                    ORDER BY next_attempt_ms, id LIMIT ?
+                    """, [.integer(due), .integer(Int64(max(1, limit)))])
                     .map { row in
-                        OutgoingNotification(
+                        (OutgoingNotification(
                             id: try row.int64("id"), user: try row.optionalInt64("user_id"),
                             kind: NotificationKind(rawValue: try row.string("kind")) ?? .invoice,
-                            fields: try Idempotency.decode([String: String].self, try row.string("payload")))
+                            fields: try Idempotency.decode([String: String].self, try row.string("payload"))),
+                         try row.int64("attempts"))
                     }
             }
         }
         var sent = 0
-        for notification in batch {
+        for (notification, attempts) in batch {
             let delivered: Bool
             do {
                 try await notifier.send(notification)
@@ -91,13 +109,18 @@ public struct Outbox: Sendable {
                 delivered = false
             }
             let now = milliseconds(clock.now())
+            let tried = attempts + 1
             try await serviceCall {
                 try await store.write { c in
                     if delivered {
-                        try c.execute("UPDATE outbox SET sent_ms = ?, attempts = attempts + 1 WHERE id = ?",
-                                      [.integer(now), .integer(notification.id)])
+                        try c.execute("UPDATE outbox SET sent_ms = ?, attempts = ? WHERE id = ?",
+                                      [.integer(now), .integer(tried), .integer(notification.id)])
+                    } else if tried >= Int64(Self.maximumAttempts) {
+                        try c.execute("UPDATE outbox SET attempts = ?, set_aside_ms = ? WHERE id = ?",
+                                      [.integer(tried), .integer(now), .integer(notification.id)])
                     } else {
-                        try c.execute("UPDATE outbox SET attempts = attempts + 1 WHERE id = ?", [.integer(notification.id)])
+                        try c.execute("UPDATE outbox SET attempts = ?, next_attempt_ms = ? WHERE id = ?",
+                                      [.integer(tried), .integer(now + Self.backoff(afterAttempts: tried) * 1000), .integer(notification.id)])
                     }
                 }
             }

@@ -8,7 +8,7 @@ import Storage
 /// rather than written.
 public enum ServiceSchema {
     /// Every migration, oldest first.
-    public static let migrations: [Migration] = [version1, version2, version3, version4, version5, version6, version7]
+    public static let migrations: [Migration] = [version1, version2, version3, version4, version5, version6, version7, version8]
 
     /// The schema version this build writes.
     public static var version: Int { migrations.count }
@@ -297,5 +297,13 @@ public enum ServiceSchema {
         "ALTER TABLE bookings ADD COLUMN meter_metres BIGINT",
         "ALTER TABLE bookings ADD COLUMN review TEXT",
         "ALTER TABLE bookings ADD COLUMN awaiting_confirmation BIGINT NOT NULL DEFAULT 0 CHECK (awaiting_confirmation >= 0)",
+    ])
+
+    /// The outbox's retries: when a notification may be tried again, and when one that kept
+    /// failing was set aside, so that it blocks nothing behind it.
+    static let version8 = Migration(version: 8, name: "outbox-retries", statements: [
+        "ALTER TABLE outbox ADD COLUMN next_attempt_ms BIGINT NOT NULL DEFAULT 0",
+        "ALTER TABLE outbox ADD COLUMN set_aside_ms BIGINT",
+        "CREATE INDEX outbox_due ON outbox (sent_ms, set_aside_ms, next_attempt_ms)",
     ])
 }

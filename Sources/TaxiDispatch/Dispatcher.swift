@@ -223,6 +223,22 @@ public final class Dispatcher: Sendable {
         }
     }
 
+    /// Takes a cab out of service for good (its driver changed cab): it leaves its queue and
+    /// the fleet, and its reports are refused as an unknown cab's. The id may be registered
+    /// again later.
+    /// - Throws: `invalidCab` while the cab has an offer outstanding (answer it first), an
+    ///   unknown cab's error when it is not registered.
+    public func retire(cab id: String) throws(DispatchError) {
+        try run { s, _ throws(DispatchError) in
+            guard let slot = s.slotOfID[id] else { throw .fleet(.unknownCab(id)) }
+            guard s.cabs[slot].offer == nil else { throw .invalidCab("cab \"\(id)\" has an offer outstanding") }
+            if s.cabs[slot].queued { s.unlink(slot) }
+            s.cabs[slot].status = .unattended
+            do throws(FleetError) { try fleet.unregister(id) } catch { throw .fleet(error) }
+            s.slotOfID[id] = nil
+        }
+    }
+
     /// A position report: moves the cab in the fleet, in the queues, and emits its zone
     /// event if it changed zone. Reports older than the cab's last are ignored (counted by
     /// the fleet).

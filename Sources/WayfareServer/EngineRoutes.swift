@@ -90,17 +90,25 @@ extension WayfareServer {
                 types = [CabType(name)]
             }
             let matches = bookings.dispatcher.fleet.nearest(k, to: at, types: types, statuses: [.available])
+            let exact = await isAdmin(request)
             return JSONResponse.make(.object([("cabs", .array(matches.map { m in
-                .object([("id", .string(m.cab.id)), ("type", .string(m.cab.type.name)),
-                         ("position", m.cab.position?.json ?? .null), ("distance_m", .number(m.distance.rounded()))])
+                exact ? .object([("id", .string(m.cab.id)), ("type", .string(m.cab.type.name)),
+                                 ("position", m.cab.position?.json ?? .null), ("distance_m", .number(m.distance.rounded()))])
+                      : .object([("type", .string(m.cab.type.name)), ("position", m.cab.position.map(Self.coarse) ?? .null),
+                                 ("distance_m", .number((m.distance / 100).rounded() * 100))])
             }))]))
         }
         // GET /v1/cabs → every cab on shift with its status and position (the live map).
-        router.get("/v1/cabs") { [self] _, _ in
+        // Drivers' ids and exact positions are for admins; everyone else sees each cab's
+        // type and status at about 100 m, enough for a map and not enough to follow a driver.
+        router.get("/v1/cabs") { [self] request, _ in
             let cabs = bookings.dispatcher.fleet.allCabs()
+            let exact = await isAdmin(request)
             return JSONResponse.make(.object([("cabs", .array(cabs.map { c in
-                .object([("id", .string(c.id)), ("type", .string(c.type.name)), ("status", .string("\(c.status)")),
-                         ("position", c.position?.json ?? .null)])
+                exact ? .object([("id", .string(c.id)), ("type", .string(c.type.name)), ("status", .string("\(c.status)")),
+                                 ("position", c.position?.json ?? .null)])
+                      : .object([("type", .string(c.type.name)), ("status", .string("\(c.status)")),
+                                 ("position", c.position.map(Self.coarse) ?? .null)])
             }))]))
         }
         // GET /v1/geocode?q=…&near=lat,lon&limit=5 and GET /v1/reverse?at=lat,lon.
@@ -159,5 +167,11 @@ extension WayfareServer {
         for area in zones.serviceAreas { features.append(feature(area, kind: "service_area", rings: zones.polygons(ofServiceArea: area))) }
         for zone in zones.zones { features.append(feature(zone, kind: "zone", rings: zones.polygons(of: zone))) }
         return JSONValue.object([("type", .string("FeatureCollection")), ("features", .array(features))]).serialized
+    }
+
+    /// A position rounded to a thousandth of a degree: about 110 m north–south and, at
+    /// Monaco's latitude, 80 m east–west.
+    static func coarse(_ c: Coordinate) -> JSONValue {
+        .object([("lat", .number((c.latitude * 1000).rounded() / 1000)), ("lon", .number((c.longitude * 1000).rounded() / 1000))])
     }
 }

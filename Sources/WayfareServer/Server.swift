@@ -47,6 +47,8 @@ public final class WayfareServer: Sendable {
     let accountThrottle: RateLimiter?
     let addressThrottle: RateLimiter?
     let sessionKeys = SessionKeys()
+    let housekeeping: Housekeeping
+    let lastHousekeeping = Locked<Date?>(nil)
     let offerHub = OfferHub()
     /// The city's lease when this process is one of several replicas (nil: the only one).
     let lease: CityLease?
@@ -98,6 +100,7 @@ public final class WayfareServer: Sendable {
         favourites = PassengerFavourites(store: store)
         rideRequests = RideRequests(store: store, city: city.city, clock: clock)
         outbox = Outbox(store: store, clock: clock)
+        housekeeping = Housekeeping(store: store, clock: clock)
         routers = RouterPool(network: city.city.network)
         self.guards = guards
         let seconds: @Sendable () -> Double = { clock.now().timeIntervalSinceReferenceDate }
@@ -119,13 +122,15 @@ public final class WayfareServer: Sendable {
         if let limiter { router.add(middleware: RateLimitMiddleware(limiter: limiter, server: self)) }
         if lease != nil { router.add(middleware: OwnerRedirectMiddleware(server: self)) }
         router.get("/health") { _, _ in JSONResponse.make(.object([("status", .string("ok"))])) }
-        router.get("/ready") { [self] _, _ in try await ready() }
+        router.get("/ready") { [self] request, _ in try await ready(details: await isAdmin(request)) }
         router.get("/openapi.json") { _, _ in
             var headers = HTTPFields()
             headers[.contentType] = "application/json"
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: Self.openAPIDocument)))
         }
-        router.get("/metrics") { [self] _, _ in
+        // For the operations team only: the metrics tell the fleet's size and the traffic.
+        router.get("/metrics") { [self] request, _ in
+            _ = try await user(request, role: .admin)
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
             let text = metrics.exposition(fleet: bookings.dispatcher.fleet, outcomes: bookings.dispatchOutcomes)
@@ -161,14 +166,18 @@ public final class WayfareServer: Sendable {
                     onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) }, logger: logger)
     }
 
-    /// Ready when the store answers: a load balancer sends traffic only then.
-    func ready() async throws -> Response {
+    /// Ready when the store answers: a load balancer sends traffic only then. The replica's
+    /// standing (owner or not, the owner's URL, the lease token) only to an admin.
+    func ready(details: Bool) async throws -> Response {
         do {
             _ = try await store.read { c in try c.first("SELECT 1 AS one") }
-            let view = leaseView.withLock { $0 }
-            return JSONResponse.make(.object([("status", .string("ready")), ("city", .string(city.settings.name)),
-                                              ("owner", .bool(view.owning)), ("owner_url", view.ownerURL.map { .string($0) } ?? .null),
-                                              ("lease_token", .number(Double(view.token)))]))
+            var fields: [(String, JSONValue)] = [("status", .string("ready")), ("city", .string(city.settings.name))]
+            if details {
+                let view = leaseView.withLock { $0 }
+                fields += [("owner", .bool(view.owning)), ("owner_url", view.ownerURL.map { .string($0) } ?? .null),
+                           ("lease_token", .number(Double(view.token)))]
+            }
+            return JSONResponse.make(.object(fields))
         } catch {
             throw APIError(.serviceUnavailable, code: "unavailable", message: "the store is unavailable")
         }
@@ -182,6 +191,21 @@ public final class WayfareServer: Sendable {
         do { _ = try await bookings.runDue() } catch { logger.error("runDue failed: \(error)") }
         do { try await bookings.persistPositions() } catch { logger.error("persisting positions failed: \(error)") }
         do { _ = try await outbox.deliver(through: notifier) } catch { logger.error("outbox delivery failed: \(error)") }
+        // Once an hour: ended sessions and reset tokens, old idempotency answers and sent
+        // notifications, bookings past their retention.
+        let now = bookings.dispatcher.fleet.clock.now()
+        let due = lastHousekeeping.withLock { last in
+            guard last.map({ now.timeIntervalSince($0) >= 3_600 }) ?? true else { return false }
+            last = now
+            return true
+        }
+        if due {
+            do {
+                let purged = try await housekeeping.run()
+                let bookingsPurged = try await bookings.purgeHistory()
+                logger.info("housekeeping: purged \(purged.sessions) sessions, \(purged.resets) reset tokens, \(purged.idempotency) idempotency answers, \(purged.notifications) notifications, \(bookingsPurged) bookings")
+            } catch { logger.error("housekeeping failed: \(error)") }
+        }
     }
 }
 
@@ -294,6 +318,12 @@ extension WayfareServer {
             throw APIError.from(.unauthorized("the Authorization header must be Bearer and a token"))
         }
         return String(parts[1])
+    }
+
+    /// Whether the request carries an admin's live session (no error when it does not).
+    func isAdmin(_ request: Request) async -> Bool {
+        guard request.headers[.authorization] != nil, let token = try? token(request) else { return false }
+        return (try? await accounts.authenticate(token, role: .admin)) != nil
     }
 
     /// The signed-in user of the request, in `role` when given.

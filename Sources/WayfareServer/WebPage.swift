@@ -78,8 +78,7 @@ const svg = document.getElementById("map");
 const NS = "http://www.w3.org/2000/svg";
 let view = null;          // {minLon, maxLat, scale, squeeze}
 let pickup = null, destination = null, session = null, booking = null, myCab = null;
-const cabPositions = {};  // id -> [lon, lat], for "the cab moved"
-let cabMoves = 0;
+let myCabAt = null;        // [lon, lat] of the booked cab when last tracked, for "the cab moved"
 const state = { ready: false, booked: false, cabMoved: false, error: null };
 window.wayfare = state;   // the browser test reads this
 // Where a place is on the screen (the browser test clicks there, as a person would).
@@ -149,19 +148,13 @@ async function refreshCabs() {
     const group = document.getElementById("cabs");
     group.textContent = "";
     let free = 0;
+    // Cabs come without ids, at about 100 m: a map of the city, not a way to follow a driver.
     for (const c of cabs) {
       if (!c.position) continue;
       const [x, y] = project(c.position.lon, c.position.lat);
-      const before = cabPositions[c.id];
-      if (before && (before[0] !== c.position.lon || before[1] !== c.position.lat)) {
-        cabMoves++;
-        if (c.id === myCab) state.cabMoved = true;
-      }
-      cabPositions[c.id] = [c.position.lon, c.position.lat];
       if (c.status === "available") free++;
-      const e = add("cabs", "circle", { cx: x.toFixed(1), cy: y.toFixed(1), r: c.id === myCab ? 7 : 4,
-                                        class: c.id === myCab ? "mine" : (c.status === "available" ? "cab" : "cab busy") });
-      const title = document.createElementNS(NS, "title"); title.textContent = c.id + " (" + c.type + ", " + c.status + ")"; e.appendChild(title);
+      const e = add("cabs", "circle", { cx: x.toFixed(1), cy: y.toFixed(1), r: 4, class: c.status === "available" ? "cab" : "cab busy" });
+      const title = document.createElementNS(NS, "title"); title.textContent = c.type + " (" + c.status + ")"; e.appendChild(title);
     }
     document.getElementById("cabcount").textContent = cabs.length;
     document.getElementById("freecount").textContent = free;
@@ -224,6 +217,14 @@ async function track() {
     myCab = b.cab;
     document.getElementById("routes").querySelectorAll(".ahead").forEach(e => e.remove());
     if (t.remaining_route.coordinates.length > 1) add("routes", "path", { class: "ahead", d: pathOf([t.remaining_route.coordinates], false) });
+    // The booked cab, exactly: its passenger's tracking is the one view of a cab's position.
+    if (t.cab_position) {
+      const at = [t.cab_position.lon, t.cab_position.lat];
+      if (myCabAt && (myCabAt[0] !== at[0] || myCabAt[1] !== at[1])) state.cabMoved = true;
+      myCabAt = at;
+      const [x, y] = project(at[0], at[1]);
+      add("routes", "circle", { cx: x.toFixed(1), cy: y.toFixed(1), r: 7, class: "mine ahead" });
+    }
     const eta = t.eta_s == null ? "" : ", " + Math.round(t.eta_s) + " s away";
     const what = { requested: "looking for a cab", allocated: "cab " + b.cab + " is coming" + eta, arrived: "cab " + b.cab + " is here",
                    started: "on the way" + eta, completed: "arrived; fare " + (b.fare / 100).toFixed(2), cancelled: "cancelled",

@@ -47,10 +47,16 @@ import Glibc
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
+    /// Waits until the replica on `port` says it owns the city (or not); `/ready` tells a
+    /// replica's standing to an admin only, hence the admin's login.
     static func waitForOwner(_ port: Int, owning: Bool, seconds: Double) throws -> (Double, JSONValue) {
         let start = Date()
+        var admin: String?
         while Date().timeIntervalSince(start) < seconds {
-            if let r = try? call(port, "GET", "/ready"), r.status == 200, r.json["owner"] == .bool(owning) {
+            if admin == nil {
+                admin = (try? call(port, "POST", "/v1/sessions", #"{"mobile":"9000000001","password":"Ops!admin-2026x"}"#))?.json["token"]?.stringValue
+            }
+            if let admin, let r = try? call(port, "GET", "/ready", token: admin), r.status == 200, r.json["owner"] == .bool(owning) {
                 return (Date().timeIntervalSince(start), r.json)
             }
             usleep(100_000)

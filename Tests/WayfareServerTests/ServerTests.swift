@@ -116,7 +116,7 @@ struct ServerTests {
             #expect(try await api.call(.get, "/v1/me", token: "someone-else").status == 429)
             // Probes and scrapes always get through.
             #expect(try await api.call(.get, "/health").status == 200)
-            #expect(try await api.call(.get, "/metrics").status == 200)
+            #expect(try await api.call(.get, "/metrics").status == 401, "not limited, and for admins only")
             clock.advance(to: clock.now().addingTimeInterval(1.9))
             #expect(try await api.call(.get, "/v1/zone?at=43.7393,7.4277").status == 429, "0.95 of a request refilled")
             clock.advance(to: clock.now().addingTimeInterval(0.2))
@@ -322,8 +322,14 @@ struct ServerTests {
             #expect(try await api.call(.post, "/v1/driver/availability", #"{"available":true}"#, token: driver).status == 204)
             // Nearest-cab queries read the fleet's published snapshot, at most 50 ms old.
             try await Task.sleep(for: .milliseconds(120))
-            let nearest = try await api.call(.get, "/v1/cabs/nearest?at=43.7393,7.4277&type=Sedan")
+            let nearest = try await api.call(.get, "/v1/cabs/nearest?at=43.7393,7.4277&type=Sedan", token: admin)
             #expect(nearest["cabs"]?.arrayValue?.first?["id"]?.stringValue == "MC-42", "\(nearest.text)")
+            // Anyone else sees the cab without its id, at about 100 m.
+            let seen = try await api.call(.get, "/v1/cabs/nearest?at=43.7393,7.4277&type=Sedan")
+            let cab = try #require(seen["cabs"]?.arrayValue?.first, "\(seen.text)")
+            #expect(cab["id"] == nil && cab["position"]?["lat"]?.numberValue == 43.735 && cab["position"]?["lon"]?.numberValue == 7.423, "\(seen.text)")
+            #expect(try await api.call(.get, "/v1/cabs")["cabs"]?.arrayValue?.first?["id"] == nil)
+            #expect(try await api.call(.get, "/v1/cabs", token: admin)["cabs"]?.arrayValue?.first?["id"]?.stringValue == "MC-42")
 
             let (asha, _) = try await api.passenger(1)
             let (other, _) = try await api.passenger(2)
@@ -385,7 +391,8 @@ struct ServerTests {
 
             // The metrics saw it all: per route pattern (never a booking number), the dispatch
             // outcome, the cab on shift, the store's transactions.
-            let metrics = try await api.call(.get, "/metrics")
+            #expect(try await api.call(.get, "/metrics", token: driver).status == 403)
+            let metrics = try await api.call(.get, "/metrics", token: admin)
             #expect(metrics.status == 200 && metrics.headers[.contentType]?.hasPrefix("text/plain") == true)
             let lines = metrics.text.split(separator: "\n").map(String.init)
             func value(_ prefix: String) -> Double? {
