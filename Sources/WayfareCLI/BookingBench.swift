@@ -24,6 +24,8 @@ struct BenchBookings: ParsableCommand {
 
     @Option(help: "sqlite:PATH, or a postgres:// URL (a scratch database is made on that server and dropped). Default: a temporary SQLite file.")
     var store: String?
+    @Option(name: .customLong("store-password-file"), help: "A file whose first line is the PostgreSQL password (else WAYFARE_STORE_PASSWORD; never in --store).")
+    var storePasswordFile: String?
     @Option(help: "Bookings to make (timed).") var bookings = 400
     @Option(help: "Workers booking at once.") var concurrency = 8
     @Option(help: "Cabs on shift.") var cabs = 64
@@ -42,7 +44,7 @@ struct BenchBookings: ParsableCommand {
             ($0.id, ["Sedan": FareRate(base: 5000, perKilometre: 1200)])
         }))
         let city = City(zones: zoneSet, network: network, fares: fares)
-        let scratch = try ScratchStore(store)
+        let scratch = try ScratchStore(store, passwordFile: storePasswordFile)
         defer { scratch.drop() }
         let store = try scratch.address.open(connections: concurrency + 2)
         defer { store.close() }
@@ -162,7 +164,7 @@ struct ScratchStore {
     let address: StoreAddress
     let drop: () -> Void
 
-    init(_ option: String?) throws {
+    init(_ option: String?, passwordFile: String?) throws {
         guard let option else {
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayfare-bench-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -170,8 +172,8 @@ struct ScratchStore {
             drop = { try? FileManager.default.removeItem(at: dir) }
             return
         }
-        let given = try StoreAddress(parsing: option)
-        guard case let .postgres(url) = given else {
+        let given = try StoreAddress(parsing: option, passwordFile: passwordFile)
+        guard case let .postgres(url, password) = given else {
             if case let .sqlite(path) = given, FileManager.default.fileExists(atPath: path) {
                 throw CLIError("\(path): exists; the bench needs a new SQLite file")
             }
@@ -183,11 +185,11 @@ struct ScratchStore {
         let name = "wf_bench_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
         let admin: PostgresStore
         do {
-            admin = try PostgresStore(url: url, maxConnections: 1)
+            admin = try PostgresStore(url: url, password: password, maxConnections: 1)
             try admin.executeOutsideTransaction("CREATE DATABASE \(name)")
         } catch { throw CLIError("--store: \(error)") }
         components.path = "/" + name
-        address = .postgres(url: components.string ?? url)
+        address = .postgres(url: components.string ?? url, password: password)
         drop = {
             try? admin.executeOutsideTransaction("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
             admin.close()

@@ -26,8 +26,10 @@ struct ServeCommand: ParsableCommand {
             request id; never a token, a password or a request body.
             """)
     @Option(help: "The city folder (made by `wayfare city build`).") var city: String
-    @Option(help: "sqlite:PATH (the default: sqlite:wayfare.sqlite) or postgres://user:password@host:port/database.")
+    @Option(help: "sqlite:PATH (the default: sqlite:wayfare.sqlite) or postgres://user@host:port/database[?sslmode=verify-full&sslrootcert=PATH].")
     var store = "sqlite:wayfare.sqlite"
+    @Option(name: .customLong("store-password-file"), help: "A file whose first line is the PostgreSQL password (else WAYFARE_STORE_PASSWORD; never in --store).")
+    var storePasswordFile: String?
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The port (0: any free port).") var port = 8080
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
@@ -45,6 +47,9 @@ struct ServeCommand: ParsableCommand {
         guard (0...65_535).contains(port) else { throw CLIError("--port must be from 0 to 65535") }
         guard rateLimit.isFinite, rateLimit >= 0, rateBurst.isFinite, rateBurst >= 1 else {
             throw CLIError("--rate-limit must be 0 or more and --rate-burst 1 or more")
+        }
+        for proxy in trustedProxies where !(proxy.utf8.count <= 45 && !proxy.isEmpty && proxy.allSatisfy({ $0.isHexDigit || $0 == "." || $0 == ":" })) {
+            throw CLIError("--trusted-proxy must be an IPv4 or IPv6 address, not \"\(proxy.prefix(60))\"")
         }
         guard let level = Logger.Level(rawValue: logLevel) else { throw CLIError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
         let http: HTTPServerBuilder
@@ -64,7 +69,7 @@ struct ServeCommand: ParsableCommand {
         default: throw CLIError("--tls-cert and --tls-key go together")
         }
         let scheme = tlsCert == nil ? "http" : "https"
-        let address = try StoreAddress(parsing: self.store)
+        let address = try StoreAddress(parsing: self.store, passwordFile: storePasswordFile)
         let folder: CityFolder
         do { folder = try CityFolder.load(city) } catch { throw CLIError(error.description) }
         let store = try address.open()
@@ -78,9 +83,6 @@ struct ServeCommand: ParsableCommand {
             guard let url = URL(string: replicaURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil, replicaURL.utf8.count <= 200 else {
                 throw CLIError("--replica-url must be an http:// or https:// URL, not \"\(replicaURL.prefix(60))\"")
             }
-        }
-        for proxy in trustedProxies where !(proxy.utf8.count <= 45 && !proxy.isEmpty && proxy.allSatisfy({ $0.isHexDigit || $0 == "." || $0 == ":" })) {
-            throw CLIError("--trusted-proxy must be an IPv4 or IPv6 address, not \"\(proxy.prefix(60))\"")
         }
         var guards = ClientGuards(rateLimit: limit)
         guards.trustedProxies = Set(trustedProxies)
@@ -113,7 +115,9 @@ struct AdminCreate: ParsableCommand {
             symbols (004). It is read from stdin so that it is never in the shell's history \
             or the process list.
             """)
-    @Option(help: "sqlite:PATH or postgres://user:password@host:port/database.") var store: String
+    @Option(help: "sqlite:PATH or postgres://user@host:port/database.") var store: String
+    @Option(name: .customLong("store-password-file"), help: "A file whose first line is the PostgreSQL password (else WAYFARE_STORE_PASSWORD; never in --store).")
+    var storePasswordFile: String?
     @Option(help: "The admin's name.") var name: String
     @Option(help: "A 10-digit mobile number (the login).") var mobile: String
     @Option(help: "An e-mail address.") var email: String
@@ -122,7 +126,7 @@ struct AdminCreate: ParsableCommand {
         guard let password = readLine(strippingNewline: true), !password.isEmpty else {
             throw CLIError("stdin: give the password on the first line")
         }
-        let store = try StoreAddress(parsing: self.store).open(connections: 1)
+        let store = try StoreAddress(parsing: self.store, passwordFile: storePasswordFile).open(connections: 1)
         // Closed before the process ends: a PostgreSQL connection must be closed, not dropped.
         defer { store.close() }
         do { try store.migrate(ServiceSchema.migrations) } catch { throw CLIError("--store: \(error)") }

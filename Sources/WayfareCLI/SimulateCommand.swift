@@ -55,6 +55,8 @@ struct SimulateCommand: ParsableCommand {
     @Flag(help: "Book and pay through the services (accounts, wallet, bookings) on a store.") var services = false
     @Option(help: "With --services: sqlite:PATH (a new file) or a postgres:// URL of an empty database (default: services.sqlite in --out-dir, made new).")
     var store: String?
+    @Option(name: .customLong("store-password-file"), help: "A file whose first line is the PostgreSQL password (else WAYFARE_STORE_PASSWORD; never in --store).")
+    var storePasswordFile: String?
     @Option(help: "With --services: passengers (default: 3 per cab).") var passengers: Int?
     @Option(help: "With --services and --graph/--zones: the fare chart (default: Data/monaco/fares.json).") var fares: String?
 
@@ -128,7 +130,7 @@ struct SimulateCommand: ParsableCommand {
         }
         try createFolder(outDir)
         func path(_ name: String) -> String { (outDir as NSString).appendingPathComponent(name) }
-        let address = try StoreAddress(parsing: store ?? "sqlite:" + path("services.sqlite"))
+        let address = try StoreAddress(parsing: store ?? "sqlite:" + path("services.sqlite"), passwordFile: storePasswordFile)
         if case let .sqlite(file) = address {
             guard !FileManager.default.fileExists(atPath: file) else {
                 throw CLIError("\(file): exists; the simulation needs a new store (remove it, or give another --store)")

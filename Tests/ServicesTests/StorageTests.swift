@@ -217,6 +217,39 @@ struct StorageTests {
         #expect(try count() == before + 160)
     }
 
+    @Test("sslmode is honoured: require and verify-full reach a server with a self-signed certificate, verify-full refuses one it cannot trust; the password may come apart from the URL")
+    func postgresTLS() throws {
+        guard let base = postgresURL, let ca = ProcessInfo.processInfo.environment["WAYFARE_POSTGRES_CA"] else {
+            print("skipping the TLS test: WAYFARE_POSTGRES_URL and WAYFARE_POSTGRES_CA are set by scripts/test.sh")
+            return
+        }
+        var components = try #require(URLComponents(string: base))
+        let password = try #require(components.password)
+        components.password = nil
+        func encrypted(_ query: String) throws -> Bool {
+            var c = components
+            c.percentEncodedQuery = query
+            let store = try PostgresStore(url: try #require(c.string), password: password, maxConnections: 1)
+            defer { store.close() }
+            return try store.blockingRead { connection in
+                try connection.first("SELECT CASE WHEN ssl THEN 1 ELSE 0 END AS on FROM pg_stat_ssl WHERE pid = pg_backend_pid()")!.int("on") == 1
+            }
+        }
+        #expect(try encrypted("sslmode=disable") == false)
+        #expect(try encrypted("sslmode=require"), "encrypted, the certificate not checked")
+        #expect(try encrypted("sslmode=prefer"), "the default: TLS when the server offers it")
+        #expect(try encrypted("sslmode=verify-full&sslrootcert=\(ca)"), "verified against the server's own certificate")
+        #expect(try encrypted("sslmode=verify-ca&sslrootcert=\(ca)"))
+        // The system's authorities never signed it: refused, naming the host, never the password.
+        do {
+            _ = try encrypted("sslmode=verify-full")
+            Issue.record("a self-signed certificate was trusted without its root")
+        } catch let error as StoreError {
+            #expect(error.description.contains("127.0.0.1") && !error.description.contains(password), "\(error)")
+        }
+        #expect(throws: StoreError.self) { _ = try encrypted("sslmode=sometimes") }
+    }
+
     @Test("placeholders are numbered outside quotes and comments only")
     func placeholderNumbering() {
         #expect(numberingPlaceholders("SELECT ? , ?") == "SELECT $1 , $2")

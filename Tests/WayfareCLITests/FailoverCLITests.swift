@@ -68,6 +68,7 @@ import Glibc
     /// both failover tests start from. Nil (after saying why) without a PostgreSQL server.
     final class Scratch {
         let store: String
+        let passwordFile: String
         let city: String
         private let folder = TemporaryFolder()
         private let drop: () -> Void
@@ -81,13 +82,16 @@ import Glibc
             let pg = try PostgresStore(url: base, maxConnections: 1)
             try pg.executeOutsideTransaction("CREATE DATABASE \(name)")
             drop = { try? pg.executeOutsideTransaction("DROP DATABASE IF EXISTS \(name) WITH (FORCE)"); pg.close() }
+            // The CLI takes the password from a file, never from its command line.
             var components = try #require(URLComponents(string: base))
             components.path = "/" + name
+            passwordFile = folder.write("store-password", (components.password ?? "") + "\n")
+            components.password = nil
             store = try #require(components.string)
             city = folder.path("monaco")
             let built = try runWayfare(["city", "build"] + CityCLITests.sources + ["--name", "Monaco", "--no-geocoder", "--out", city])
             try #require(built.status == 0, "\(built.stderr)")
-            let adminMade = try runWayfareWithInput(["admin", "create", "--store", store, "--name", "Ops", "--mobile", "9000000001",
+            let adminMade = try runWayfareWithInput(["admin", "create", "--store", store, "--store-password-file", passwordFile, "--name", "Ops", "--mobile", "9000000001",
                                                      "--email", "ops@example.com"], input: "Ops!admin-2026x\n")
             try #require(adminMade.status == 0, "\(adminMade.stderr)")
         }
@@ -96,7 +100,7 @@ import Glibc
 
         /// A replica of the city on `port`.
         func replica(_ port: Int) throws -> RunningServer {
-            try RunningServer(["--city", city, "--store", store, "--port", "\(port)", "--replica-url", "http://127.0.0.1:\(port)",
+            try RunningServer(["--city", city, "--store", store, "--store-password-file", passwordFile, "--port", "\(port)", "--replica-url", "http://127.0.0.1:\(port)",
                                "--rate-limit", "0", "--log-level", "warning"])
         }
     }

@@ -153,9 +153,15 @@ import Glibc
             (["serve", "--city", folder.path("nowhere")], "nowhere"),
             (["serve", "--city", folder.url.path, "--port", "70000"], "--port"),
             (["serve", "--city", folder.url.path, "--store", "mysql://x"], "--store"),
+            // A password on the command line is in every user's ps: refused, and not echoed.
+            (["serve", "--city", folder.url.path, "--store", "postgres://wayfare:s3cret-pw@127.0.0.1:5432/w"], "no password in the URL"),
+            (["serve", "--city", folder.url.path, "--store", "postgres://wayfare@127.0.0.1:5432/w", "--store-password-file", folder.path("none")],
+             "--store-password-file"),
+            (["serve", "--city", folder.url.path, "--trusted-proxy", "any"], "--trusted-proxy"),
         ] {
             let r = try runWayfare(arguments)
             #expect(r.status != 0 && r.stderr.contains(message) && r.stderr.split(separator: "\n").count == 1, "\(arguments): \(r.stderr)")
+            #expect(!r.stderr.contains("s3cret-pw"))
         }
     }
 
