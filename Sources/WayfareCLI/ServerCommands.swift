@@ -38,6 +38,10 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("rate-burst"), help: "Requests a client may make at once.") var rateBurst = 120.0
     @Option(name: .customLong("trusted-proxy"), help: "The address of a reverse proxy whose X-Forwarded-For names the client (repeatable); from any other peer the header is ignored.")
     var trustedProxies: [String] = []
+    @Option(name: .customLong("idle-timeout"), help: "Seconds a connection may bring no request (or no whole request head) before it is closed.")
+    var idleTimeout = 15.0
+    @Option(name: .customLong("max-connections"), help: "Connections open at once; past it new ones wait in the kernel's backlog.")
+    var maxConnections = 10_000
     @Option(name: .customLong("replica-url"), help: "This process's URL, when it is one of several replicas of the city on one PostgreSQL store: the replicas share a lease on the city, its owner runs the live fleet and dispatch, the others redirect the fleet's routes to it.")
     var replicaURL: String?
     @Option(name: .customLong("tls-cert"), help: "A PEM certificate chain: serve HTTPS (with --tls-key).") var tlsCert: String?
@@ -52,9 +56,11 @@ struct ServeCommand: ParsableCommand {
             throw CLIError("--trusted-proxy must be an IPv4 or IPv6 address, not \"\(proxy.prefix(60))\"")
         }
         guard let level = Logger.Level(rawValue: logLevel) else { throw CLIError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
-        let http: HTTPServerBuilder
+        guard idleTimeout.isFinite, (0.1...3_600).contains(idleTimeout) else { throw CLIError("--idle-timeout must be from 0.1 to 3600 seconds") }
+        guard (16...1_000_000).contains(maxConnections) else { throw CLIError("--max-connections must be from 16 to 1000000") }
+        var tlsConfiguration: TLSConfiguration?
         switch (tlsCert, tlsKey) {
-        case (nil, nil): http = .http1()
+        case (nil, nil): tlsConfiguration = nil
         case let (cert?, key?):
             do {
                 let chain = try NIOSSLCertificate.fromPEMFile(cert).map { NIOSSLCertificateSource.certificate($0) }
@@ -62,7 +68,7 @@ struct ServeCommand: ParsableCommand {
                 let privateKey = try NIOSSLPrivateKey(file: key, format: .pem)
                 var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(privateKey))
                 tls.minimumTLSVersion = .tlsv12
-                http = try .tls(.http1(), tlsConfiguration: tls)
+                tlsConfiguration = tls
             } catch let error as CLIError { throw error } catch {
                 throw CLIError("--tls-cert/--tls-key: cannot load \(cert) and \(key): \(error)")
             }
@@ -86,7 +92,17 @@ struct ServeCommand: ParsableCommand {
         }
         var guards = ClientGuards(rateLimit: limit)
         guards.trustedProxies = Set(trustedProxies)
+        guards.idleTimeout = .milliseconds(Int64((idleTimeout * 1000).rounded()))
+        guards.maximumConnections = maxConnections
         do { server = try WayfareServer(city: folder, store: store, logger: logger, guards: guards, replicaURL: replicaURL) } catch { throw CLIError("\(error)") }
+        let http: HTTPServerBuilder
+        if let tlsConfiguration {
+            do { http = try .tls(server.httpServer(), tlsConfiguration: tlsConfiguration) } catch {
+                throw CLIError("--tls-cert/--tls-key: \(error)")
+            }
+        } else {
+            http = server.httpServer()
+        }
         let (host, port) = (self.host, self.port)
         let groupLogger = logger
         try runBlocking {

@@ -22,14 +22,20 @@ final class OfferHub: Sendable {
     let counter = Locked<UInt64>(0)
     let closed = Locked(false)
 
-    /// A stream of the events of `driver`'s app, and the id to unsubscribe with.
-    func subscribe(_ driver: Int64) -> (UInt64, AsyncStream<Event>) {
+    /// A stream of the events of `driver`'s app, and the id to unsubscribe with; nil when the
+    /// driver already has `limit` streams open.
+    func subscribe(_ driver: Int64, limit: Int = .max) -> (UInt64, AsyncStream<Event>)? {
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(100))
         let id = counter.withLock { $0 += 1; return $0 }
         if closed.withLock({ $0 }) {
             continuation.finish()
         } else {
-            subscribers.withLock { $0[driver, default: [:]][id] = continuation }
+            let taken = subscribers.withLock { s -> Bool in
+                guard (s[driver]?.count ?? 0) < limit else { return false }
+                s[driver, default: [:]][id] = continuation
+                return true
+            }
+            guard taken else { return nil }
         }
         continuation.onTermination = { [weak self] _ in self?.unsubscribe(driver, id) }
         return (id, stream)
@@ -70,7 +76,9 @@ extension WayfareServer {
         // new one as `event: offer` with the offer's JSON, and a comment every ~16 s.
         router.get("/v1/driver/offers/stream") { [self] request, _ in
             let driver = try await user(request, role: .driver)
-            let (_, stream) = offerHub.subscribe(driver.id)
+            guard let (_, stream) = offerHub.subscribe(driver.id, limit: guards.offerStreamsPerDriver) else {
+                throw RateLimiter.refusal(16, "\(guards.offerStreamsPerDriver) offer streams are open for this driver already")
+            }
             let waiting = bookings.offers(for: driver.id)
             var headers = HTTPFields()
             headers[.contentType] = "text/event-stream"

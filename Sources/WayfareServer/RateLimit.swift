@@ -47,16 +47,25 @@ public struct ClientGuards: Sendable, Equatable {
     /// Offer streams one driver may hold open at once (a phone needs one; a second is
     /// allowed for a reconnection racing the old stream's close).
     public var offerStreamsPerDriver: Int
+    /// A connection that brings no request (or no whole request head) for this long is
+    /// closed: idle keep-alive connections and clients that send their headers a byte at a
+    /// time alike. A response under way (an offer stream) is never cut.
+    public var idleTimeout: Duration
+    /// Connections open at once; past it the server stops accepting until one closes (the
+    /// kernel's backlog holds the newcomers).
+    public var maximumConnections: Int
 
     /// The defaults.
     public init(rateLimit: RateLimit? = RateLimit(), perAccount: RateLimit? = RateLimit(burst: 6, perSecond: 1.0 / 600),
                 perAddress: RateLimit? = RateLimit(burst: 30, perSecond: 1.0 / 20), trustedProxies: Set<String> = [],
-                offerStreamsPerDriver: Int = 2) {
+                offerStreamsPerDriver: Int = 2, idleTimeout: Duration = .seconds(15), maximumConnections: Int = 10_000) {
         self.rateLimit = rateLimit
         self.perAccount = perAccount
         self.perAddress = perAddress
         self.trustedProxies = trustedProxies
         self.offerStreamsPerDriver = offerStreamsPerDriver
+        self.idleTimeout = idleTimeout
+        self.maximumConnections = maximumConnections
     }
 
     /// No limits at all (a simulation on loopback, tests of other things): every throttle off.

@@ -6,6 +6,7 @@ import Geocoding
 import Hummingbird
 import HummingbirdCore
 import Logging
+import NIOCore
 import ServiceLifecycle
 import Services
 import Storage
@@ -155,15 +156,28 @@ public final class WayfareServer: Sendable {
     ///   - periodicWork: whether the server runs its periodic work every 2 seconds itself;
     ///     a simulation on a virtual clock runs it at its own times instead.
     ///   - onServerRunning: called with the port once the server listens.
-    ///   - server: the HTTP server (`.http1()`; the command line passes HummingbirdTLS's
-    ///     `.tls(…)` when given a certificate and key, so this module needs no TLS library).
+    ///   - server: the HTTP server (nil: ``httpServer()``; the command line passes
+    ///     HummingbirdTLS's `.tls(httpServer())` when given a certificate and key, so this
+    ///     module needs no TLS library).
     public func application(host: String = "127.0.0.1", port: Int = 8080, periodicWork: Bool = true,
-                            server: HTTPServerBuilder = .http1(),
+                            server: HTTPServerBuilder? = nil,
                             onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
-        Application(router: router(), server: server,
-                    configuration: .init(address: .hostname(host, port: port), serverName: "wayfare"),
+        Application(router: router(), server: server ?? httpServer(),
+                    // A backlog of 4,096 (the kernel caps it at somaxconn): a burst of
+                    // connections waits there to be accepted instead of being dropped.
+                    configuration: .init(address: .hostname(host, port: port), serverName: "wayfare", backlog: 4_096,
+                                         availableConnectionsDelegate: .maximum(guards.maximumConnections, logger: logger)),
                     services: (periodicWork ? [PeriodicWork(server: self)] : []) + (lease.map { [LeaseKeeper(server: self, lease: $0)] } ?? []),
                     onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) }, logger: logger)
+    }
+
+    /// HTTP/1.1 with the guards' idle timeout: a connection that brings no request head for
+    /// that long is closed, so idle and slow clients cannot hold the file descriptors.
+    public func httpServer() -> HTTPServerBuilder {
+        let c = guards.idleTimeout.components
+        let nanoseconds = c.seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let timeout: TimeAmount = nanoseconds.overflow ? .hours(24) : .nanoseconds(nanoseconds.partialValue + c.attoseconds / 1_000_000_000)
+        return .http1(configuration: .init(idleTimeout: timeout))
     }
 
     /// Ready when the store answers: a load balancer sends traffic only then. The replica's

@@ -147,6 +147,67 @@ import Glibc
         }
     }
 
+    /// A TCP connection to 127.0.0.1:`port`, or -1.
+    static func connectTo(_ port: Int) -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        let ok = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        if ok != 0 { close(fd); return -1 }
+        return fd
+    }
+
+    @Test func idleAndSlowClientsCannotHoldTheServer() throws {
+        let folder = TemporaryFolder()
+        let city = folder.path("monaco")
+        let built = try runWayfare(["city", "build"] + CityCLITests.sources + ["--name", "Monaco", "--no-geocoder", "--out", city])
+        try #require(built.status == 0, "\(built.stderr)")
+        let server = try RunningServer(["--city", city, "--store", "sqlite:" + folder.path("s.sqlite"), "--port", "0",
+                                        "--idle-timeout", "3", "--rate-limit", "0", "--log-level", "warning"])
+        defer { server.kill9() }
+        let p = server.port, pid = server.process.processIdentifier
+        func openFiles() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1 }
+        #expect(try httpRequest(port: p, "GET", "/health").status == 200)
+        let baseline = openFiles()
+        // 1,000 connections that say nothing, and 50 that send a request a byte a second.
+        let idle = (0..<1000).map { _ in Self.connectTo(p) }
+        let slow = (0..<50).map { _ in Self.connectTo(p) }
+        defer { for fd in idle + slow where fd >= 0 { close(fd) } }
+        #expect(!(idle + slow).contains(-1), "every connection was accepted by the kernel")
+        // The server takes them from the kernel's backlog within moments.
+        var held = openFiles()
+        for _ in 0..<30 where held < baseline + 1000 {
+            usleep(50_000)
+            held = max(held, openFiles())
+        }
+        #expect(held > baseline + 1000, "the server holds the connections: \(held) open files, \(baseline) before")
+        let request = Array("GET /health HTTP/1.1\r\nHost: wayfare\r\n\r\n".utf8)
+        var slowest = 0.0
+        for second in 0..<6 {
+            for fd in slow { var byte = request[second]; _ = send(fd, &byte, 1, Int32(MSG_NOSIGNAL)) }
+            let start = Date()
+            let health = try httpRequest(port: p, "GET", "/health")
+            slowest = max(slowest, Date().timeIntervalSince(start))
+            #expect(health.status == 200)
+            usleep(1_000_000)
+        }
+        #expect(slowest < 0.1, "/health answered within 100 ms throughout (slowest \(slowest) s)")
+        // Past the idle timeout the server closed them all: its open files are back where they were.
+        var now = openFiles()
+        for _ in 0..<100 where now > baseline + 2 {
+            usleep(100_000)
+            now = openFiles()
+        }
+        #expect(now <= baseline + 2, "open files \(now), before \(baseline)")
+        var byte: UInt8 = 0
+        #expect(recv(slow[0], &byte, 1, 0) == 0, "the slow client's connection was closed by the server")
+        #expect(try httpRequest(port: p, "GET", "/health").status == 200)
+    }
+
     @Test func serveRefusesBadArgumentsInOneLine() throws {
         let folder = TemporaryFolder()
         for (arguments, message) in [

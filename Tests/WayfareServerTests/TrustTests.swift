@@ -216,3 +216,27 @@ struct TrackedFareTests {
         }
     }
 }
+
+@Suite("WayfareServer: offer streams per driver")
+struct OfferStreamCapTests {
+    @Test("a driver may hold two offer streams; a third is refused with 429 until one closes")
+    func cappedPerDriver() async throws {
+        let rig = try Rig()
+        let server = rig.server
+        try await rig.run { api in
+            let password = "Adm1n!stream-test"
+            _ = try await server.accounts.createAdmin(Registration(name: "Admin", mobile: "9000000001", email: "admin@example.com",
+                                                                   password: password, confirmation: password), adminSession: nil)
+            let admin = try await api.call(.post, "/v1/sessions", #"{"mobile":"9000000001","password":"\#(password)"}"#)["token"]?.stringValue ?? ""
+            #expect(try await api.call(.post, "/v1/drivers", #"{"name":"Ravi","mobile":"9000000002","email":"ravi@example.com","password":"steady wheels 7","confirmation":"steady wheels 7"}"#, token: admin).status == 201)
+            let driver = try await api.call(.post, "/v1/sessions", #"{"mobile":"9000000002","password":"steady wheels 7"}"#)["token"]?.stringValue ?? ""
+            let streams = (0..<2).map { _ in Task { try await api.call(.get, "/v1/driver/offers/stream", token: driver) } }
+            for _ in 0..<300 where server.openOfferStreams < 2 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(server.openOfferStreams == 2)
+            let third = try await api.call(.get, "/v1/driver/offers/stream", token: driver)
+            #expect(third.status == 429 && third.errorCode == "rate_limited", "\(third.text)")
+            server.closeStreams()
+            for s in streams { #expect(try await s.value.status == 200) }
+        }
+    }
+}
