@@ -87,7 +87,16 @@ def op(summary, responses, *, params=(), request=None, auth=False, extra=(), tag
 
 booked_money = ["404", "409", "422"]
 paths = {
-    "/health": {"get": op("The process answers", {"200": ok(obj({"status": S()}, ["status"]))}, tag="operations")},
+    "/health": {"get": op("The process answers; `payments` is `test` on the test-mode gateway (no money moves)",
+                          {"200": ok(obj({"status": S(), "payments": S(enum=["test", "live"])}, ["status", "payments"]))}, tag="operations")},
+    "/v1/payments/callbacks": {"post": op("The payment gateway's callback, signed: Wayfare-Signature: t=UNIX,v1=HMAC-SHA256(secret, t.body) in hex; 5 minutes' tolerance",
+                                          {"200": ok(obj({"intent": S(), "status": S(enum=["completed", "declined", "requires_action", "pending"])}, ["intent", "status"])),
+                                           "401": error("signature missing, stale or wrong"), "404": error("callbacks not configured, or no such refill")},
+                                          params=[{"name": "Wayfare-Signature", "in": "header", "required": True, "schema": S(maxLength=300)}],
+                                          request=obj({"id": S(maxLength=200), "intent": S(maxLength=64),
+                                                       "outcome": S(enum=["approved", "declined", "insufficient_funds", "requires_action", "timed_out"]),
+                                                       "reference": S(maxLength=200), "reason": S(maxLength=500), "challenge": S(maxLength=2000)},
+                                                      ["id", "intent", "outcome"], extra=False), tag="payments")},
     "/ready": {"get": op("The store answers (an admin also sees the replica's standing: owner, owner_url, lease_token)",
                          {"200": ok(obj({"status": S(), "city": S(), "owner": B, "owner_url": nullable(S()), "lease_token": I()}, ["status", "city"]))}, tag="operations")},
     "/metrics": {"get": op("Prometheus metrics (admins)", {"200": ok(S(), ctype="text/plain")}, auth=True, tag="operations")},

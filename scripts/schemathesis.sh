@@ -12,7 +12,7 @@ rm -rf "$work" && mkdir -p "$work"
 "$wayfare" city build --osm Data/monaco/monaco.osm.pbf --zones Data/monaco/wards.geojson \
     --service-area Data/monaco/communes.geojson --fares Data/monaco/fares.json --tolls Data/monaco/tolls.json \
     --name Monaco --out "$work/city" >/dev/null 2>"$work/build.log"
-"$wayfare" serve --city "$work/city" --store "sqlite:$work/store.sqlite" --port 0 --rate-limit 0 --log-level warning \
+"$wayfare" serve --payments test --city "$work/city" --store "sqlite:$work/store.sqlite" --port 0 --rate-limit 0 --log-level warning \
     2>"$work/server.log" &
 server=$!
 trap 'kill -9 $server 2>/dev/null || true' EXIT

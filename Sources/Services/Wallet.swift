@@ -236,6 +236,57 @@ public struct Wallet: Sendable {
     /// The gateway's name for an intent.
     static func gatewayIntent(_ id: Int64) -> String { "wayfare-refill-\(id)" }
 
+    /// The intent of a gateway's name (`wayfare-refill-ID`), or nil.
+    public static func intent(fromGatewayName name: String) -> Int64? {
+        guard name.hasPrefix("wayfare-refill-"), name.utf8.count <= 40 else { return nil }
+        return Int64(name.dropFirst("wayfare-refill-".count)).flatMap { $0 > 0 ? $0 : nil }
+    }
+
+    /// Refills left unsettled, by their outcome after ``reconcile(olderThan:abandonAfter:)``.
+    public struct Reconciliation: Sendable, Equatable {
+        /// Settled as approved, money in the wallet.
+        public var completed = 0
+        /// Settled as declined (the gateway never charged, or said no).
+        public var declined = 0
+        /// Still waiting (a 3-D Secure step the passenger has not finished).
+        public var waiting = 0
+        /// Nothing settled.
+        public init() {}
+    }
+
+    /// Settles refills that no answer settled: those that timed out (`unknown`), wait for a
+    /// 3-D Secure step, or were created by a process that died before it charged, once they
+    /// are older than `age` seconds. Each is asked of the gateway (``PaymentGateway/status(of:)``)
+    /// and recorded as for a first answer; a refill still waiting for its 3-D Secure step after
+    /// `abandon` seconds is declined (the gateway's authorisation lapses about then). A host
+    /// runs it every minute.
+    @discardableResult
+    public func reconcile(olderThan age: TimeInterval = 60, abandonAfter abandon: TimeInterval = 86_400) async throws(ServiceError) -> Reconciliation {
+        let now = self.now
+        let cutoff = now - Int64(age * 1000), lapsed = now - Int64(abandon * 1000)
+        let open: [(Int64, String, Int64)] = try await serviceCall {
+            try await store.read { c in
+                try c.query("""
+                    SELECT id, status, created_ms FROM payment_intents
+                    WHERE status IN ('created', 'unknown', 'requires_action') AND updated_ms < ? ORDER BY id LIMIT 500
+                    """, [.integer(cutoff)]).map { (try $0.int64("id"), try $0.string("status"), try $0.int64("created_ms")) }
+            }
+        }
+        var result = Reconciliation()
+        for (intent, status, created) in open {
+            var outcome = await gateway.status(of: Self.gatewayIntent(intent))
+            if case .requiresAction = outcome, status == "requires_action", created < lapsed {
+                outcome = .declined(reason: "the 3-D Secure step was not completed")
+            }
+            switch try await record(outcome, intent: intent) {
+            case .completed: result.completed += 1
+            case .declined: result.declined += 1
+            case .requiresAction, .pending: result.waiting += 1
+            }
+        }
+        return result
+    }
+
     private func record(_ outcome: GatewayOutcome, intent: Int64) async throws(ServiceError) -> RefillResult {
         let now = self.now
         return try await serviceCall {

@@ -38,6 +38,10 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("rate-burst"), help: "Requests a client may make at once.") var rateBurst = 120.0
     @Option(name: .customLong("trusted-proxy"), help: "The address of a reverse proxy whose X-Forwarded-For names the client (repeatable); from any other peer the header is ignored.")
     var trustedProxies: [String] = []
+    @Option(help: "The payment gateway: `test` is the test-mode gateway (no card is charged, no money moves; said in /health and on the page). No live gateway is built in, so serving needs --payments test.")
+    var payments: String?
+    @Option(name: .customLong("gateway-secret-file"), help: "A file whose first line is the secret the payment gateway signs its callbacks with (POST /v1/payments/callbacks; without it the route answers 404).")
+    var gatewaySecretFile: String?
     @Option(name: .customLong("idle-timeout"), help: "Seconds a connection may bring no request (or no whole request head) before it is closed.")
     var idleTimeout = 15.0
     @Option(name: .customLong("max-connections"), help: "Connections open at once; past it new ones wait in the kernel's backlog.")
@@ -78,6 +82,19 @@ struct ServeCommand: ParsableCommand {
         let address = try StoreAddress(parsing: self.store, passwordFile: storePasswordFile)
         let folder: CityFolder
         do { folder = try CityFolder.load(city) } catch { throw CLIError(error.description) }
+        switch payments {
+        case "test": break
+        case nil: throw CLIError("--payments: no live payment gateway is configured in this build; give --payments test to serve on the test-mode gateway (no money moves)")
+        case let other?: throw CLIError("--payments must be test (the only gateway in this build), not \"\(other.prefix(20))\"")
+        }
+        var callbackSecret: [UInt8]?
+        if let file = gatewaySecretFile {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8),
+                  let line = text.split(separator: "\n").first, line.utf8.count >= 16 else {
+                throw CLIError("--gateway-secret-file: \(file) must hold a secret of at least 16 characters on its first line")
+            }
+            callbackSecret = Array(line.utf8)
+        }
         let store = try address.open()
         defer { store.close() }
         do { try store.migrate(ServiceSchema.migrations) } catch { throw CLIError("--store: \(error)") }
@@ -94,7 +111,11 @@ struct ServeCommand: ParsableCommand {
         guards.trustedProxies = Set(trustedProxies)
         guards.idleTimeout = .milliseconds(Int64((idleTimeout * 1000).rounded()))
         guards.maximumConnections = maxConnections
-        do { server = try WayfareServer(city: folder, store: store, logger: logger, guards: guards, replicaURL: replicaURL) } catch { throw CLIError("\(error)") }
+        do {
+            server = try WayfareServer(city: folder, store: store, logger: logger, guards: guards, replicaURL: replicaURL,
+                                       callbackSecret: callbackSecret)
+        } catch { throw CLIError("\(error)") }
+        logger.notice("payments: the test-mode gateway; no card is charged and no money moves")
         let http: HTTPServerBuilder
         if let tlsConfiguration {
             do { http = try .tls(server.httpServer(), tlsConfiguration: tlsConfiguration) } catch {

@@ -44,6 +44,10 @@ public final class WayfareServer: Sendable {
     let notifier: any Notifier
     let routers: RouterPool
     let guards: ClientGuards
+    /// The gateway's signing secret (bytes: `SymmetricKey` is not `Sendable`; a key is made per check).
+    let callbackSecret: [UInt8]?
+    /// `test` on the test-mode gateway (no money moves), `live` otherwise.
+    public let paymentsMode: String
     let limiter: RateLimiter?
     let accountThrottle: RateLimiter?
     let addressThrottle: RateLimiter?
@@ -74,20 +78,25 @@ public final class WayfareServer: Sendable {
     ///     one PostgreSQL store: the replicas hold a lease on the city, the owner runs the live
     ///     fleet and dispatch, and the others redirect the fleet's routes to it (nil: the only
     ///     process, which owns the city).
+    ///   - callbackSecret: the secret the payment gateway signs its callbacks with (nil: the
+    ///     callback route answers 404).
     public convenience init(city: CityFolder, store: any SQLStore, scheduler: any DispatchScheduler = SystemScheduler(),
                 gateway: any PaymentGateway = TestModeGateway(), notifier: (any Notifier)? = nil,
                 logger: Logger = Logger(label: "wayfare.server"), guards: ClientGuards = ClientGuards(),
-                replicaURL: String? = nil) throws(ServiceError) {
+                replicaURL: String? = nil, callbackSecret: [UInt8]? = nil) throws(ServiceError) {
         try self.init(city: city, store: store, scheduler: scheduler, gateway: gateway, notifier: notifier, logger: logger,
-                      passwords: .standard, guards: guards, replicaURL: replicaURL)
+                      passwords: .standard, guards: guards, replicaURL: replicaURL, callbackSecret: callbackSecret)
     }
 
     /// The services with the password hash `passwords`: `wayfare demo` uses cheap parameters
     /// for its hundreds of throwaway accounts (scrypt at N = 2^17 costs a second a login).
     package init(city: CityFolder, store: any SQLStore, scheduler: any DispatchScheduler, gateway: any PaymentGateway,
                  notifier: (any Notifier)?, logger: Logger, passwords: PasswordHasher, guards: ClientGuards,
-                 replicaURL: String? = nil) throws(ServiceError) {
+                 replicaURL: String? = nil, callbackSecret: [UInt8]? = nil) throws(ServiceError) {
         self.city = city
+        self.callbackSecret = callbackSecret
+        // Said in /health and on the page: test payments take no money.
+        paymentsMode = gateway is TestModeGateway ? "test" : "live"
         let store = MeasuredStore(base: store, metrics: metrics)
         self.store = store
         self.logger = logger
@@ -122,7 +131,9 @@ public final class WayfareServer: Sendable {
         router.add(middleware: ErrorMiddleware())
         if let limiter { router.add(middleware: RateLimitMiddleware(limiter: limiter, server: self)) }
         if lease != nil { router.add(middleware: OwnerRedirectMiddleware(server: self)) }
-        router.get("/health") { _, _ in JSONResponse.make(.object([("status", .string("ok"))])) }
+        router.get("/health") { [paymentsMode] _, _ in
+            JSONResponse.make(.object([("status", .string("ok")), ("payments", .string(paymentsMode))]))
+        }
         router.get("/ready") { [self] request, _ in try await ready(details: await isAdmin(request)) }
         router.get("/openapi.json") { _, _ in
             var headers = HTTPFields()
@@ -143,6 +154,7 @@ public final class WayfareServer: Sendable {
         addDriverRoutes(router)
         addOfferStreamRoute(router)
         addRideRoutes(router)
+        addPaymentRoutes(router)
         addWebRoutes(router)
         return router
     }
@@ -205,6 +217,11 @@ public final class WayfareServer: Sendable {
         do { _ = try await bookings.runDue() } catch { logger.error("runDue failed: \(error)") }
         do { try await bookings.persistPositions() } catch { logger.error("persisting positions failed: \(error)") }
         do { _ = try await outbox.deliver(through: notifier) } catch { logger.error("outbox delivery failed: \(error)") }
+        // Refills no answer settled (timed out, 3-D Secure, a process that died mid-charge).
+        do {
+            let r = try await wallet.reconcile()
+            if r != Wallet.Reconciliation() { logger.notice("refills reconciled: \(r.completed) completed, \(r.declined) declined, \(r.waiting) waiting") }
+        } catch { logger.error("refill reconciliation failed: \(error)") }
         // Once an hour: ended sessions and reset tokens, old idempotency answers and sent
         // notifications, bookings past their retention.
         let now = bookings.dispatcher.fleet.clock.now()

@@ -71,6 +71,7 @@ extension WayfareServer {
   <button id="clear">Clear</button>
   <p><b>Cabs</b> <span id="cabcount">0</span> on shift, <span id="freecount">0</span> free</p>
   <div id="status">Loading the city…</div>
+  <p id="payments" hidden><b>Test payments:</b> this server charges no card; no money moves.</p>
 </div>
 <script>
 "use strict";
@@ -119,8 +120,10 @@ function add(group, tag, attributes) {
 }
 
 async function load() {
-  const [zones, streets, ready] = await Promise.all([api("GET", "/v1/zones"), api("GET", "/v1/streets"), api("GET", "/ready")]);
+  const [zones, streets, ready, health] = await Promise.all([api("GET", "/v1/zones"), api("GET", "/v1/streets"), api("GET", "/ready"),
+                                                           api("GET", "/health")]);
   document.getElementById("city").textContent = "Wayfare — " + ready.city;
+  document.getElementById("payments").hidden = health.payments !== "test";
   let minLon = 180, maxLon = -180, minLat = 90, maxLat = -90;
   // Framed on the taxi zones: service areas can reach far beyond the streets served.
   const framed = zones.features.some(f => f.properties.kind === "zone") ? zones.features.filter(f => f.properties.kind === "zone") : zones.features;

@@ -44,6 +44,43 @@ struct WalletTests {
         try h.expectSoundLedger()
     }
 
+    @Test("refills nobody settled are reconciled with the gateway after a minute; a 3-D Secure step never finished is declined after a day", arguments: Engine.allCases)
+    func reconciliation(engine: Engine) async throws {
+        guard let h = try Harness(engine) else { return }
+        let p = try await h.passenger(2).id
+        let w = h.wallet
+        guard case .pending = try await w.refill(passenger: p, amount: 3_000, paymentToken: "tok_timeout", key: key("t1")),
+              case .requiresAction = try await w.refill(passenger: p, amount: 2_000, paymentToken: "tok_3ds", key: key("t2")) else {
+            Issue.record("expected a pending and a 3-D Secure refill"); return
+        }
+        #expect(try await w.reconcile() == Wallet.Reconciliation(), "too young: the app or the callback may still settle them")
+        h.clock.advance(by: 61)
+        var settled = Wallet.Reconciliation()
+        settled.completed = 2
+        #expect(try await w.reconcile() == settled, "the test gateway approves both once asked")
+        #expect(try await w.balance(of: p).available == 5_000)
+        h.clock.advance(by: 61)
+        #expect(try await w.reconcile() == Wallet.Reconciliation(), "nothing twice")
+        // The app retrying the refill gets the answer recorded then (the balance after it).
+        #expect(try await w.refill(passenger: p, amount: 3_000, paymentToken: "tok_timeout", key: key("t1")) == .completed(balance: 3_000))
+
+        // A gateway on which the passenger never finishes the 3-D Secure step.
+        let stuck = Wallet(store: h.store, gateway: StuckGateway(), clock: h.clock)
+        guard case .requiresAction = try await stuck.refill(passenger: p, amount: 1_000, paymentToken: "tok_any", key: key("t3")) else {
+            Issue.record("expected a 3-D Secure refill"); return
+        }
+        h.clock.advance(by: 3_600)
+        var waiting = Wallet.Reconciliation()
+        waiting.waiting = 1
+        #expect(try await stuck.reconcile() == waiting)
+        h.clock.advance(by: 86_400)
+        var declined = Wallet.Reconciliation()
+        declined.declined = 1
+        #expect(try await stuck.reconcile() == declined)
+        #expect(try await w.balance(of: p).available == 5_000)
+        try h.expectSoundLedger()
+    }
+
     @Test("refill input: amounts, tokens, keys and passengers are checked before anything is stored", arguments: Engine.allCases)
     func refillInput(engine: Engine) async throws {
         guard let h = try Harness(engine) else { return }
@@ -170,4 +207,12 @@ struct WalletTests {
         guard case .constraint = caught as? StoreError else { Issue.record("\(String(describing: caught))"); return }
         #expect(try await h.wallet.balance(of: p).available == 1_000)
     }
+}
+
+/// A gateway whose every charge waits for a 3-D Secure step that never comes.
+struct StuckGateway: PaymentGateway {
+    func charge(intent: String, amount: Int64, currency: String, paymentToken: String) async -> GatewayOutcome {
+        .requiresAction(challenge: "https://3ds.example/\(intent)")
+    }
+    func status(of intent: String) async -> GatewayOutcome { .requiresAction(challenge: "https://3ds.example/\(intent)") }
 }

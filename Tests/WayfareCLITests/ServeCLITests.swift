@@ -208,6 +208,14 @@ import Glibc
         #expect(try httpRequest(port: p, "GET", "/health").status == 200)
     }
 
+    /// Monaco's city folder, built once for the tests that need a city that loads.
+    static let monaco: String = {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wf-serve-city-\(UUID().uuidString)").path
+        let built = try? runWayfare(["city", "build"] + CityCLITests.sources + ["--name", "Monaco", "--no-geocoder", "--out", dir])
+        precondition(built?.status == 0, "Monaco's city folder could not be built: \(built?.stderr ?? "")")
+        return dir
+    }()
+
     @Test func serveRefusesBadArgumentsInOneLine() throws {
         let folder = TemporaryFolder()
         for (arguments, message) in [
@@ -219,6 +227,9 @@ import Glibc
             (["serve", "--city", folder.url.path, "--store", "postgres://wayfare@127.0.0.1:5432/w", "--store-password-file", folder.path("none")],
              "--store-password-file"),
             (["serve", "--city", folder.url.path, "--trusted-proxy", "any"], "--trusted-proxy"),
+            (["serve", "--city", Self.monaco], "--payments test"),
+            (["serve", "--city", Self.monaco, "--payments", "live"], "--payments must be test"),
+            (["serve", "--city", Self.monaco, "--payments", "test", "--gateway-secret-file", folder.path("none")], "--gateway-secret-file"),
         ] {
             let r = try runWayfare(arguments)
             #expect(r.status != 0 && r.stderr.contains(message) && r.stderr.split(separator: "\n").count == 1, "\(arguments): \(r.stderr)")
@@ -255,7 +266,8 @@ struct RunningServer {
     init(_ arguments: [String], scheme: String = "http") throws {
         process = Process()
         process.executableURL = try builtExecutable("wayfare")
-        process.arguments = ["serve"] + arguments
+        // The test-mode gateway: no live one is built in.
+        process.arguments = ["serve", "--payments", "test"] + arguments
         let err = Pipe()
         process.standardError = err
         process.standardOutput = FileHandle.nullDevice

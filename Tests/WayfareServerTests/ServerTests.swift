@@ -47,13 +47,14 @@ struct Rig {
     let folder: TemporaryFolder
     let store: SQLiteStore
 
-    init(scheduler: (any DispatchScheduler)? = nil, guards: ClientGuards = .unlimited) throws {
+    init(scheduler: (any DispatchScheduler)? = nil, guards: ClientGuards = .unlimited, callbackSecret: [UInt8]? = nil) throws {
         folder = TemporaryFolder()
         store = try SQLiteStore(path: folder.path("server.sqlite"))
         try store.migrate(ServiceSchema.migrations)
         // Cheap password hashing: scrypt's standard cost is a second a hash on purpose.
         server = try WayfareServer(city: MonacoFolder.folder, store: store, scheduler: scheduler ?? SystemScheduler(), gateway: TestModeGateway(),
-                                   notifier: nil, logger: Logger(label: "wayfare.test"), passwords: .fastForTests, guards: guards)
+                                   notifier: nil, logger: Logger(label: "wayfare.test"), passwords: .fastForTests, guards: guards,
+                                   callbackSecret: callbackSecret)
     }
 
     /// Runs `test` against the router (`.router`: no socket) or a live server on loopback

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GeoJSON
 import Hummingbird
@@ -237,6 +238,61 @@ struct OfferStreamCapTests {
             #expect(third.status == 429 && third.errorCode == "rate_limited", "\(third.text)")
             server.closeStreams()
             for s in streams { #expect(try await s.value.status == 200) }
+        }
+    }
+}
+
+@Suite("WayfareServer: the payment gateway's callbacks")
+struct PaymentCallbackTests {
+    static let secret = Array("whsec-wayfare-test-0123456789".utf8)
+
+    /// `Wayfare-Signature` for `body` at `time`, as the gateway makes it.
+    static func signature(_ body: String, at time: Int64, secret: [UInt8] = secret) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Array("\(time).\(body)".utf8), using: SymmetricKey(data: secret))
+        return "t=\(time),v1=" + mac.map { String(format: "%02x", $0) }.joined()
+    }
+
+    @Test("a signed callback settles a refill once; unsigned, wrongly signed, stale or replayed ones change nothing")
+    func signedCallbacks() async throws {
+        let clock = VirtualScheduler(start: Date())
+        let rig = try Rig(scheduler: clock, callbackSecret: Self.secret)
+        try await rig.run { api in
+            #expect(try await api.call(.get, "/health")["payments"]?.stringValue == "test", "test payments are said in /health")
+            let (rider, _) = try await api.passenger(1)
+            let pending = try await api.call(.post, "/v1/wallet/refills", #"{"amount":5000,"payment_token":"tok_timeout"}"#, token: rider, key: "r1")
+            #expect(pending.status == 202 && pending["status"]?.stringValue == "pending", "\(pending.text)")
+            let intent = Int(pending["intent"]?.numberValue ?? 0)
+            let body = #"{"id":"evt_1","intent":"wayfare-refill-\#(intent)","outcome":"approved","reference":"ch_1"}"#
+            let now = Int64(clock.now().timeIntervalSince1970)
+            func post(_ signature: String?, _ text: String = body) async throws -> API.Answer {
+                try await api.call(.post, "/v1/payments/callbacks", text,
+                                   headers: signature.map { [.init("Wayfare-Signature")!: $0] } ?? [:])
+            }
+            for bad in [nil, "t=\(now),v1=00", Self.signature(body, at: now, secret: Array("another secret entirely".utf8)),
+                        Self.signature(body, at: now - 301), Self.signature(body.replacingOccurrences(of: "ch_1", with: "ch_2"), at: now),
+                        "v1=\(String(repeating: "ab", count: 32))", "garbage"] {
+                let r = try await post(bad)
+                #expect(r.status == 401 && r.errorCode == "unauthorized", "\(bad ?? "none"): \(r.text)")
+            }
+            #expect(try await api.call(.get, "/v1/wallet", token: rider)["available"]?.numberValue == 0, "nothing credited yet")
+            let signed = Self.signature(body, at: now)
+            let first = try await post(signed)
+            #expect(first.status == 200 && first["status"]?.stringValue == "completed", "\(first.text)")
+            // The same callback again, and a late contradicting one: credited once.
+            #expect(try await post(signed)["status"]?.stringValue == "completed")
+            let late = #"{"id":"evt_2","intent":"wayfare-refill-\#(intent)","outcome":"declined","reason":"late"}"#
+            #expect(try await post(Self.signature(late, at: now), late)["status"]?.stringValue == "completed")
+            #expect(try await api.call(.get, "/v1/wallet", token: rider)["available"]?.numberValue == 5000)
+            let unknown = #"{"id":"evt_3","intent":"someone-else-7","outcome":"approved"}"#
+            #expect(try await post(Self.signature(unknown, at: now), unknown).status == 400)
+        }
+    }
+
+    @Test("without a configured secret the callback route does not exist")
+    func unconfigured() async throws {
+        try await Rig().run { api in
+            let r = try await api.call(.post, "/v1/payments/callbacks", "{}")
+            #expect(r.status == 404)
         }
     }
 }
