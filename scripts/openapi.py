@@ -87,8 +87,8 @@ def op(summary, responses, *, params=(), request=None, auth=False, extra=(), tag
 
 booked_money = ["404", "409", "422"]
 paths = {
-    "/health": {"get": op("The process answers; `payments` is `test` on the test-mode gateway (no money moves)",
-                          {"200": ok(obj({"status": S(), "payments": S(enum=["test", "live"])}, ["status", "payments"]))}, tag="operations")},
+    "/health": {"get": op("The process answers; `payments` is `test` on the test-mode gateway (no money moves), `sms` is `test` when codes come back in answers",
+                          {"200": ok(obj({"status": S(), "payments": S(enum=["test", "live"]), "sms": S(enum=["test", "live"])}, ["status", "payments", "sms"]))}, tag="operations")},
     "/v1/payments/callbacks": {"post": op("The payment gateway's callback, signed: Wayfare-Signature: t=UNIX,v1=HMAC-SHA256(secret, t.body) in hex; 5 minutes' tolerance",
                                           {"200": ok(obj({"intent": S(), "status": S(enum=["completed", "declined", "requires_action", "pending"])}, ["intent", "status"])),
                                            "401": error("signature missing, stale or wrong"), "404": error("callbacks not configured, or no such refill")},
@@ -123,7 +123,11 @@ paths = {
                               params=[q("at", True, latlon)], extra=["404"])},
     "/v1/fares": {"get": op("The fare chart where a trip starts", {"200": ok(obj({"currency": S(), "rates": {"type": "array", "items": obj({"cab_type": S(), "base": I(), "per_km": I()}, ["cab_type", "base", "per_km"])}}, ["currency", "rates"]))},
                             params=[q("at", True, latlon)], extra=["422"])},
-    "/v1/accounts": {"post": op("Register a passenger", {"201": ok(ref("User"), "registered")}, request=ref("Registration"), extra=["409"], tag="accounts")},
+    "/v1/accounts": {"post": op("Register a passenger: the same answer whether or not the number is taken; a one-time code goes to the mobile (in test_code on a server with test SMS)",
+                                {"202": ok(obj({"status": S(const="code_sent"), "mobile": S(), "code_expires": S(format="date-time"), "test_code": nullable(S())},
+                                               ["status", "mobile", "code_expires"]), "code sent")}, request=ref("Registration"), tag="accounts")},
+    "/v1/accounts/verify": {"post": op("Activate a registration with the code sent to its mobile", {"201": ok(ref("User"), "active"), "401": error("invalid or expired code")},
+                                       request=obj({"mobile": S(maxLength=32), "code": S(maxLength=16)}, ["mobile", "code"], extra=False), tag="accounts")},
     "/v1/drivers": {"post": op("Create a driver (admin)", {"201": ok(ref("User"), "created")}, request=ref("Registration"), auth=True, extra=["409"], tag="accounts")},
     "/v1/sessions": {"post": op("Log in", {"201": ok(obj({"token": S(), "expires": S(format="date-time"), "user": ref("User")}, ["token", "expires", "user"]), "logged in"),
                                            "401": error("wrong mobile number or password"), "403": error("suspended after 3 failed attempts")},

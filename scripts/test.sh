@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test: the whole suite (the store tests on SQLite and on a throwaway PostgreSQL), the live page in headless Chromium
-# (scripts/browser_test.py; Debian's chromium is installed when missing), schemathesis against the served OpenAPI document
+# (scripts/browser_test.py; Debian's chromium is installed when missing), the boundary fuzzer (scripts/fuzz_api.py) and
+# schemathesis against the served OpenAPI document
 # (scripts/schemathesis.sh; installed with pip when missing), then the concurrency tests again under ThreadSanitizer, the
 # documentation checks, and each libFuzzer harness for 30 s (scripts/fuzz.sh).
 # Installs GEOS and PROJ first if they are missing. Real-data tests read ../shared/data
@@ -29,6 +30,8 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 rm -rf .build/browser-test
 python3 scripts/browser_test.py .build/debug/wayfare .build/browser-test
+echo "== The boundary fuzzer: every operation, field and role of the OpenAPI document with 2^63, 1e308, lone surrogates, nesting past the limit…; no 5xx, /health from the same process after each batch"
+python3 scripts/fuzz_api.py .build/debug/wayfare .build/fuzz-api 180
 echo "== schemathesis: the OpenAPI document against a live server, anonymous and as a passenger, 60 s each"
 bash scripts/schemathesis.sh .build/debug/wayfare .build/schemathesis 60
 echo "== ThreadSanitizer: concurrent zone lookups, GEOS/PROJ per-thread contexts, fleet readers and writers, routers sharing a graph, the dispatcher under load, concurrent payments and whole trips on both stores"

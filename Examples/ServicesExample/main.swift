@@ -30,9 +30,11 @@ do {
     try store.migrate(ServiceSchema.migrations)
 
     let accounts = Accounts(store: store, notifier: myNotifier)
-    let asha = try await accounts.register(Registration(
+    _ = try await accounts.register(Registration(
         name: "Asha Rao", mobile: "9876543210", email: "asha@example.com",
         password: "monsoon ride 42", confirmation: "monsoon ride 42"))
+    let code = myNotifier.verificationCode(for: "9876543210") ?? ""   // what Asha's phone received
+    let asha = try await accounts.verify(mobile: "9876543210", code: code)
     let session = try await accounts.logIn(mobile: "9876543210", password: "monsoon ride 42")
 
     // The company creates its first admin, and the admin a driver.

@@ -74,6 +74,8 @@ public final class InProcessBackend: TaxiBackend {
     let wallet: Wallet
     let bookings: Bookings
     let inbox = Locked<[DriverOffer]>([])
+    /// The simulated passengers' phones: where the verification codes arrive.
+    let phones = PhoneInbox()
     let adminSession: Locked<String?> = Locked(nil)
 
     /// The services of `city` on `store` (migrated to `ServiceSchema`), on a virtual clock
@@ -84,7 +86,7 @@ public final class InProcessBackend: TaxiBackend {
         storeName = store.dialect == .sqlite ? "sqlite" : "postgresql"
         let scheduler = VirtualScheduler(start: start)
         self.scheduler = scheduler
-        accounts = Accounts(store: store, notifier: OutboxOnlyNotifier(), clock: scheduler, settings: AccountSettings(),
+        accounts = Accounts(store: store, notifier: phones, clock: scheduler, settings: AccountSettings(),
                             hasher: .fastForTests)
         wallet = Wallet(store: store, gateway: TestModeGateway(), clock: scheduler)
         let inbox = self.inbox
@@ -101,7 +103,11 @@ public final class InProcessBackend: TaxiBackend {
 
     /// Registers through `Accounts`.
     public func registerPassenger(_ n: Int) async throws(ServiceError) -> Int64 {
-        try await accounts.register(Self.registration("Passenger \(n)", mobile: 8_000_000_000 + n, email: "passenger\(n)@simulation.example")).id
+        let receipt = try await accounts.register(Self.registration("Passenger \(n)", mobile: 8_000_000_000 + n,
+                                                                   email: "passenger\(n)@simulation.example"))
+        // The simulated passenger reads the code their phone received.
+        guard let code = phones.code(for: receipt.mobile) else { throw .conflict("no code reached \(receipt.mobile)") }
+        return try await accounts.verify(mobile: receipt.mobile, code: code).id
     }
 
     /// Refills through `Wallet` with the test-mode gateway's approved card.
@@ -207,7 +213,3 @@ public final class InProcessBackend: TaxiBackend {
     }
 }
 
-/// Leaves notifications in the outbox: the simulation has no phones to send them to.
-struct OutboxOnlyNotifier: Notifier {
-    func send(_ notification: OutgoingNotification) async throws {}
-}

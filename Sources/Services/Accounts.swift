@@ -52,6 +52,15 @@ public struct Registration: Sendable {
     }
 }
 
+/// What a registration answers, the same whether or not the number was free: a code is on
+/// its way to the mobile number (or, when it is taken, its owner is told).
+public struct RegistrationReceipt: Sendable, Equatable {
+    /// The mobile number, as stored (ten digits).
+    public var mobile: String
+    /// Until when the code works.
+    public var codeExpires: Date
+}
+
 /// A logged-in session: give ``token`` to the client once; only its hash is stored.
 public struct Session: Sendable, Equatable {
     /// The bearer token, 256 random bits in base64url.
@@ -75,6 +84,8 @@ public struct AccountSettings: Sendable, Equatable {
     public var sessionLifetime: Duration
     /// How long a password-reset token is valid (default 30 minutes).
     public var resetLifetime: Duration
+    /// How long a registration's one-time code is valid (default 15 minutes).
+    public var codeLifetime: Duration = .seconds(15 * 60)
 
     /// The specifications' values.
     public init(maximumFailedAttempts: Int = 3, suspension: Duration = .seconds(86_400),
@@ -124,14 +135,121 @@ public struct Accounts: Sendable {
 
     // MARK: Registration
 
-    /// Registers a passenger (000 UC01).
+    /// Registers a passenger (000 UC01): the account exists from now, and becomes active
+    /// once the one-time code sent to its mobile number comes back (``verify(mobile:code:)``),
+    /// as cab apps do: nobody registers a number they cannot receive texts on.
+    ///
+    /// The answer is the same whether or not the mobile number or e-mail address is taken,
+    /// and so is the work behind it, so that registering tells nobody who has an account. When
+    /// one is taken, its owner is told that someone tried (a ``NotificationKind/registrationAttempt``)
+    /// and no code is sent. A registration that was never verified does not hold its number:
+    /// registering again replaces it and sends a new code.
     ///
     /// - Throws: ``ServiceError/invalid(field:reason:)`` naming the field: a name longer
-    ///   than 32 characters, a mobile number that is not 10 digits, an invalid e-mail, "e-mail
-    ///   is already registered", a mobile number already registered, a password shorter than
-    ///   8 characters or among the common ones, a confirmation that differs.
-    public func register(_ registration: Registration) async throws(ServiceError) -> User {
-        try await create(registration, role: .passenger)
+    ///   than 32 characters, a mobile number that is not 10 digits, an invalid e-mail, a
+    ///   password shorter than 8 characters or among the common ones, a confirmation that
+    ///   differs.
+    public func register(_ registration: Registration) async throws(ServiceError) -> RegistrationReceipt {
+        let name = try Validate.text(registration.name, field: "name", maximum: 32)
+        let mobile = try Validate.mobile(registration.mobile)
+        let email = try Validate.email(registration.email)
+        try PasswordPolicy.check(registration.password, confirmation: registration.confirmation, role: .passenger)
+        let hasher = self.hasher, password = registration.password
+        let hash = try await serviceCall { try await offThePool { try hasher.hash(password) } }
+        let now = self.now
+        let expires = now + Int64(settings.codeLifetime.components.seconds) * 1000
+        let code = Self.newCode()
+        enum Outcome: Sendable { case created(user: Int64, outbox: Int64), taken(owners: [Int64], outbox: [Int64]) }
+        let outcome = try await serviceCall {
+            try await store.write(locking: Ledger.turns) { c -> Outcome in
+                let holders = try c.query("SELECT id, mobile, email, verified_ms FROM users WHERE mobile = ? OR email = ?",
+                                          [.text(mobile), .text(email)])
+                let owners = try holders.filter { try $0.optionalInt64("verified_ms") != nil }.map { try $0.int64("id") }
+                if !owners.isEmpty {
+                    let outbox = try owners.map { owner in
+                        try Outbox.enqueue(c, user: owner, kind: .registrationAttempt, payload: ["at": "\(now)"], now: now)
+                    }
+                    return .taken(owners: owners, outbox: outbox)
+                }
+                // Registrations never verified hold nothing: the new one replaces them.
+                for row in holders { try Self.dropUnverified(c, user: try row.int64("id")) }
+                guard let row = try c.first("""
+                    INSERT INTO users (role, name, mobile, email, password_hash, created_ms)
+                    VALUES ('passenger', ?, ?, ?, ?, ?) RETURNING id
+                    """, [.text(name), .text(mobile), .text(email), .text(hash), .integer(now)])
+                else { throw StoreError.statement("insert into users returned no id") }
+                let id = try row.int64("id")
+                try c.execute("INSERT INTO verification_codes (mobile, user_id, code_hash, expires_ms) VALUES (?, ?, ?, ?)",
+                              [.text(mobile), .integer(id), .text(Self.codeHash(mobile: mobile, code: code)), .integer(expires)])
+                let outbox = try Outbox.enqueue(c, user: id, kind: .verificationCode, payload: ["expires": "\(expires)"], now: now)
+                return .created(user: id, outbox: outbox)
+            }
+        }
+        // Sent here, after the commit: only this process knows the code. Both branches send one
+        // message and mark it, so that the two take the same time.
+        switch outcome {
+        case let .created(user, outbox):
+            await deliver(OutgoingNotification(id: outbox, user: user, kind: .verificationCode,
+                                               fields: ["mobile": mobile, "code": code, "expires": "\(expires)"]))
+        case let .taken(owners, outbox):
+            for (owner, id) in zip(owners, outbox) {
+                await deliver(OutgoingNotification(id: id, user: owner, kind: .registrationAttempt, fields: ["at": "\(now)"]))
+            }
+        }
+        return RegistrationReceipt(mobile: mobile, codeExpires: date(milliseconds: expires))
+    }
+
+    /// Activates the account registered with `mobile` with the code sent to it, and returns
+    /// it. A code works once, for ``AccountSettings/codeLifetime``, and five wrong tries void it.
+    /// - Throws: ``ServiceError/unauthorized(_:)`` ("invalid or expired code") for a wrong,
+    ///   used, expired or voided code, or a number with no registration waiting: one answer for all.
+    public func verify(mobile: String, code: String) async throws(ServiceError) -> User {
+        let refused = ServiceError.unauthorized("invalid or expired code")
+        guard let mobile = try? Validate.mobile(mobile), code.utf8.count == 6, code.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            throw refused
+        }
+        let now = self.now
+        enum Outcome: Sendable { case verified(User), wrong }
+        let outcome = try await serviceCall {
+            try await store.write(locking: Ledger.turns) { c -> Outcome in
+                guard let row = try c.first("SELECT user_id, code_hash, expires_ms, attempts FROM verification_codes WHERE mobile = ?",
+                                            [.text(mobile)]),
+                      try row.int64("expires_ms") > now, try row.int64("attempts") < 5 else { return .wrong }
+                guard Self.constantTimeEqual(try row.string("code_hash"), Self.codeHash(mobile: mobile, code: code)) else {
+                    try c.execute("UPDATE verification_codes SET attempts = attempts + 1 WHERE mobile = ?", [.text(mobile)])
+                    return .wrong
+                }
+                let id = try row.int64("user_id")
+                try c.execute("DELETE FROM verification_codes WHERE mobile = ?", [.text(mobile)])
+                try c.execute("UPDATE users SET verified_ms = ? WHERE id = ?", [.integer(now), .integer(id)])
+                try Ledger.openCompanyAccounts(c)
+                try Ledger.open(c, Ledger.wallet(id), normal: .credit, noOverdraft: true)
+                guard let user = try c.first("SELECT id, role, name, mobile, email, suspended_until_ms FROM users WHERE id = ?",
+                                             [.integer(id)]) else { return .wrong }
+                return .verified(try Self.user(user))
+            }
+        }
+        guard case .verified(let user) = outcome else { throw refused }
+        return user
+    }
+
+    /// Sends `message` and marks its outbox row sent; a send that fails leaves the row for the
+    /// outbox's retries to account for (a code is never resent from the row: it is not stored).
+    private func deliver(_ message: OutgoingNotification) async {
+        guard (try? await notifier.send(message)) != nil else { return }
+        let sentAt = self.now
+        _ = try? await serviceCall {
+            try await store.write { c in
+                try c.execute("UPDATE outbox SET sent_ms = ?, attempts = attempts + 1 WHERE id = ?", [.integer(sentAt), .integer(message.id)])
+            }
+        }
+    }
+
+    /// Deletes an account that was never verified, with its code (it has no sessions, no
+    /// money and no bookings: it could not log in).
+    static func dropUnverified(_ c: any SQLConnection, user: Int64) throws {
+        try c.execute("DELETE FROM verification_codes WHERE user_id = ?", [.integer(user)])
+        try c.execute("DELETE FROM users WHERE id = ? AND verified_ms IS NULL", [.integer(user)])
     }
 
     /// Creates a driver's account (004: drivers are created by the company), on an admin's
@@ -156,6 +274,8 @@ public struct Accounts: Sendable {
         return try await create(registration, role: .admin)
     }
 
+    /// An account made by an admin (a driver or an admin), active at once: the admin vouches
+    /// for the number, and a taken one is refused by name (an admin may know who is registered).
     private func create(_ registration: Registration, role: Role) async throws(ServiceError) -> User {
         let name = try Validate.text(registration.name, field: "name", maximum: 32)
         let mobile = try Validate.mobile(registration.mobile)
@@ -175,15 +295,12 @@ public struct Accounts: Sendable {
                     throw ServiceError.invalid(field: "mobile", reason: "mobile number is already registered")
                 }
                 guard let row = try c.first("""
-                    INSERT INTO users (role, name, mobile, email, password_hash, created_ms)
-                    VALUES (?, ?, ?, ?, ?, ?) RETURNING id
-                    """, [.text(role.rawValue), .text(name), .text(mobile), .text(email), .text(hash), .integer(now)])
+                    INSERT INTO users (role, name, mobile, email, password_hash, created_ms, verified_ms)
+                    VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id
+                    """, [.text(role.rawValue), .text(name), .text(mobile), .text(email), .text(hash), .integer(now), .integer(now)])
                 else { throw StoreError.statement("insert into users returned no id") }
                 let id = try row.int64("id")
-                if role == .passenger {
-                    try Ledger.openCompanyAccounts(c)
-                    try Ledger.open(c, Ledger.wallet(id), normal: .credit, noOverdraft: true)
-                } else if role == .driver {
+                if role == .driver {
                     try Ledger.openCompanyAccounts(c)
                     try Ledger.open(c, Ledger.driver(id), normal: .credit, noOverdraft: false)
                 }
@@ -202,6 +319,11 @@ public struct Accounts: Sendable {
     public func logIn(mobile: String, password: String) async throws(ServiceError) -> Session {
         let mobile = (try? Validate.mobile(mobile)) ?? ""
         let user = try await verifyPassword(mobile: mobile, password: password)
+        let verified = try await serviceCall {
+            try await store.read { c in try c.first("SELECT verified_ms FROM users WHERE id = ?", [.integer(user.id)])?.optionalInt64("verified_ms") != nil }
+        }
+        // Said only to whoever knows the password.
+        guard verified else { throw .forbidden("verify the mobile number first: enter the code sent to it") }
         let token = Self.newToken()
         let now = self.now
         let expires = now + Int64(settings.sessionLifetime.components.seconds) * 1000
@@ -267,7 +389,11 @@ public struct Accounts: Sendable {
         let expires = now + Int64(settings.resetLifetime.components.seconds) * 1000
         let issued = try await serviceCall {
             try await store.write { c -> (user: Int64, outbox: Int64)? in
-                guard let row = try c.first("SELECT id FROM users WHERE email = ?", [.text(email)]) else { return nil }
+                guard let row = try c.first("SELECT id FROM users WHERE email = ? AND verified_ms IS NOT NULL", [.text(email)]) else {
+                    // The same transaction's work as for a known address.
+                    try Self.probe(c, name: email, now: now)
+                    return nil
+                }
                 let user = try row.int64("id")
                 // A new reset ends the older ones: only the latest link works.
                 try Self.endResets(c, user: user, now: now)
@@ -278,19 +404,14 @@ public struct Accounts: Sendable {
                 return (user, outbox)
             }
         }
-        guard let issued else { return }
-        // Sent here, after the commit, because only this process knows the token.
-        let message = OutgoingNotification(id: issued.outbox, user: issued.user, kind: .passwordReset,
-                                           fields: ["token": token, "expires": "\(expires)"])
-        if (try? await notifier.send(message)) != nil {
-            let sentAt = self.now
-            try await serviceCall {
-                try await store.write { c in
-                    try c.execute("UPDATE outbox SET sent_ms = ?, attempts = attempts + 1 WHERE id = ?",
-                                  [.integer(sentAt), .integer(issued.outbox)])
-                }
-            }
+        guard let issued else {
+            // The second write a known address's reset makes (marking its message sent).
+            _ = try? await serviceCall { try await store.write { c in try Self.probe(c, name: email, now: now) } }
+            return
         }
+        // Sent here, after the commit, because only this process knows the token.
+        await deliver(OutgoingNotification(id: issued.outbox, user: issued.user, kind: .passwordReset,
+                                           fields: ["token": token, "expires": "\(expires)"]))
     }
 
     /// Sets a new password with a reset token; the token works once, and every session of
@@ -389,7 +510,10 @@ public struct Accounts: Sendable {
             try await store.write { c -> Admission in
                 guard let row = try c.first("""
                     SELECT id, role, name, mobile, email, suspended_until_ms, password_hash FROM users WHERE mobile = ?
-                    """, [.text(mobile)]) else { return .unknown }
+                    """, [.text(mobile)]) else {
+                    try Self.probe(c, name: mobile, now: now)
+                    return .unknown
+                }
                 let user = try Self.user(row)
                 if let until = try row.optionalInt64("suspended_until_ms"), until > now { return .suspended(until) }
                 let counted = try c.first("""
@@ -405,8 +529,9 @@ public struct Accounts: Sendable {
         case .suspended(let until):
             throw .suspended(until: date(milliseconds: until))
         case .unknown, .full:
-            // Hash anyway, so that a wrong number takes as long as a wrong password.
+            // The same work as a wrong password: a hash, and a second write.
             _ = try? await offThePool { try hasher.hash(password.isEmpty ? "-" : password) }
+            _ = try? await serviceCall { try await store.write { c in try Self.probe(c, name: mobile, now: now) } }
             throw .unauthorized("wrong mobile number or password")
         case .admitted(let u, let s):
             user = u
@@ -462,6 +587,31 @@ public struct Accounts: Sendable {
                               [.integer(now), .integer(user), .text(Self.tokenHash(session))])
             }
         }
+    }
+
+    /// Records a try at a login name that matches no account: a write like the one a known
+    /// account's try makes, so that the two cost the same (the table is purged daily).
+    static func probe(_ c: any SQLConnection, name: String, now: Int64) throws {
+        try c.execute("""
+            INSERT INTO login_probes (name_hash, attempts, last_ms) VALUES (?, 1, ?)
+            ON CONFLICT (name_hash) DO UPDATE SET attempts = login_probes.attempts + 1, last_ms = excluded.last_ms
+            """, [.text(Idempotency.hash("probe:" + name)), .integer(now)])
+    }
+
+    /// Six random decimal digits.
+    static func newCode() -> String {
+        var rng = SystemRandomNumberGenerator()
+        return String(format: "%06d", Int.random(in: 0...999_999, using: &rng))
+    }
+
+    /// How a code is stored: tied to its number, hashed.
+    static func codeHash(mobile: String, code: String) -> String { Idempotency.hash("code:\(mobile):\(code)") }
+
+    /// Equal strings, compared in time that does not depend on where they differ.
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
     /// Ends every unused reset token of `user` (a new reset, a password change or a reset

@@ -20,6 +20,10 @@ public enum NotificationKind: String, Sendable, Codable, CaseIterable {
     case passwordReset = "password-reset"
     /// Money was added to the wallet.
     case walletRefilled = "wallet-refilled"
+    /// The one-time code that activates a new account, sent to its mobile number.
+    case verificationCode = "verification-code"
+    /// Someone tried to register with this account's mobile number or e-mail address.
+    case registrationAttempt = "registration-attempt"
 }
 
 /// A message to one user.
@@ -87,7 +91,8 @@ public struct Outbox: Sendable {
             try await store.read { c in
                 try c.query("""
                     SELECT id, user_id, kind, payload, attempts FROM outbox
-                    WHERE sent_ms IS NULL AND set_aside_ms IS NULL AND next_attempt_ms <= ? AND kind <> 'password-reset'
+                    WHERE sent_ms IS NULL AND set_aside_ms IS NULL AND next_attempt_ms <= ?
+                        AND kind NOT IN ('password-reset', 'verification-code')
                     ORDER BY next_attempt_ms, id LIMIT ?
                     """, [.integer(due), .integer(Int64(max(1, limit)))])
                     .map { row in
@@ -159,4 +164,39 @@ public final class RecordingNotifier: Notifier {
 
     /// What was sent, in order.
     public var notifications: [OutgoingNotification] { sent.withLock { $0 } }
+
+    /// The latest verification code sent to `mobile` (the ten digits), for a program that
+    /// stands in for the passenger's phone: a simulation, a test, the demo.
+    public func verificationCode(for mobile: String) -> String? {
+        notifications.last { $0.kind == .verificationCode && $0.fields["mobile"] == mobile }?.fields["code"]
+    }
+}
+
+/// Phones that receive one-time codes: keeps the latest verification code of each mobile
+/// number and passes every notification on to `next` (if any). For a program that stands in
+/// for its passengers' phones (a simulation, a benchmark) and for a server on test SMS,
+/// which gives the code back in the registration's answer. At most 100,000 numbers are kept
+/// (by then the oldest codes have expired).
+///
+/// `Sendable`: the codes sit behind a lock; the next notifier is `Sendable`.
+public final class PhoneInbox: Notifier {
+    let next: (any Notifier)?
+    let codes = Locked<[String: String]>([:])
+
+    /// An inbox that passes notifications on to `next`.
+    public init(forwardingTo next: (any Notifier)? = nil) { self.next = next }
+
+    /// Keeps a verification code; passes the notification on.
+    public func send(_ notification: OutgoingNotification) async throws {
+        if notification.kind == .verificationCode, let mobile = notification.fields["mobile"], let code = notification.fields["code"] {
+            codes.withLock { codes in
+                if codes.count >= 100_000 { codes.removeAll(keepingCapacity: true) }
+                codes[mobile] = code
+            }
+        }
+        try await next?.send(notification)
+    }
+
+    /// The latest code sent to `mobile` (ten digits).
+    public func code(for mobile: String) -> String? { codes.withLock { $0[mobile] } }
 }

@@ -8,7 +8,7 @@ import Storage
 /// rather than written.
 public enum ServiceSchema {
     /// Every migration, oldest first.
-    public static let migrations: [Migration] = [version1, version2, version3, version4, version5, version6, version7, version8]
+    public static let migrations: [Migration] = [version1, version2, version3, version4, version5, version6, version7, version8, version9]
 
     /// The schema version this build writes.
     public static var version: Int { migrations.count }
@@ -305,5 +305,29 @@ public enum ServiceSchema {
         "ALTER TABLE outbox ADD COLUMN next_attempt_ms BIGINT NOT NULL DEFAULT 0",
         "ALTER TABLE outbox ADD COLUMN set_aside_ms BIGINT",
         "CREATE INDEX outbox_due ON outbox (sent_ms, set_aside_ms, next_attempt_ms)",
+    ])
+
+    /// Accounts activated by a one-time code sent to the mobile number, and a record of the
+    /// login names tried that match no account (so that such a try costs the same work as
+    /// one that does). Accounts made before are taken as verified.
+    static let version9 = Migration(version: 9, name: "verified-mobiles", statements: [
+        "ALTER TABLE users ADD COLUMN verified_ms BIGINT",
+        "UPDATE users SET verified_ms = created_ms",
+        """
+        CREATE TABLE verification_codes (
+            mobile TEXT PRIMARY KEY,
+            user_id BIGINT NOT NULL REFERENCES users (id),
+            code_hash TEXT NOT NULL,
+            expires_ms BIGINT NOT NULL,
+            attempts BIGINT NOT NULL DEFAULT 0
+        )
+        """,
+        """
+        CREATE TABLE login_probes (
+            name_hash TEXT PRIMARY KEY,
+            attempts BIGINT NOT NULL,
+            last_ms BIGINT NOT NULL
+        )
+        """,
     ])
 }

@@ -51,7 +51,8 @@ struct BenchBookings: ParsableCommand {
         do { try store.migrate(ServiceSchema.migrations) } catch { throw CLIError("--store: \(error)") }
 
         let clock = VirtualScheduler(start: Date(timeIntervalSince1970: 1_790_000_000))
-        let accounts = Accounts(store: store, notifier: DiscardingNotifier(), clock: clock, settings: AccountSettings(), hasher: .fastForTests)
+        let phones = PhoneInbox()  // the bench passengers' phones: where their codes arrive
+        let accounts = Accounts(store: store, notifier: phones, clock: clock, settings: AccountSettings(), hasher: .fastForTests)
         let wallet = Wallet(store: store, gateway: TestModeGateway(), clock: clock)
         let offers = Locked<[Int: DriverOffer]>([:])
         let service = try Bookings(store: store, city: city, scheduler: clock, offers: { o in offers.withLock { $0[o.booking] = o } })
@@ -77,8 +78,9 @@ struct BenchBookings: ParsableCommand {
         let perWorker = 4
         var passengers: [Int64] = []
         for k in 0..<(concurrency * perWorker) {
-            let p = try await accounts.register(Registration(name: "Passenger \(k)", mobile: String(format: "98%08d", k), email: "p\(k)@bench.example",
-                                                             password: "correct horse \(k)", confirmation: "correct horse \(k)")).id
+            let receipt = try await accounts.register(Registration(name: "Passenger \(k)", mobile: String(format: "98%08d", k), email: "p\(k)@bench.example",
+                                                                   password: "correct horse \(k)", confirmation: "correct horse \(k)"))
+            let p = try await accounts.verify(mobile: receipt.mobile, code: phones.code(for: receipt.mobile) ?? "").id
             _ = try await wallet.refill(passenger: p, amount: 5_000_000, paymentToken: "tok_visa", key: .random())
             passengers.append(p)
         }

@@ -40,6 +40,8 @@ struct ServeCommand: ParsableCommand {
     var trustedProxies: [String] = []
     @Option(help: "The payment gateway: `test` is the test-mode gateway (no card is charged, no money moves; said in /health and on the page). No live gateway is built in, so serving needs --payments test.")
     var payments: String?
+    @Option(help: "Where registration codes go: `test` returns them in the registration's answer (no text is sent; said in /health). Without it they go to the notifier (the log, which never shows a code): no SMS provider is built in.")
+    var sms: String?
     @Option(name: .customLong("gateway-secret-file"), help: "A file whose first line is the secret the payment gateway signs its callbacks with (POST /v1/payments/callbacks; without it the route answers 404).")
     var gatewaySecretFile: String?
     @Option(name: .customLong("idle-timeout"), help: "Seconds a connection may bring no request (or no whole request head) before it is closed.")
@@ -87,6 +89,7 @@ struct ServeCommand: ParsableCommand {
         case nil: throw CLIError("--payments: no live payment gateway is configured in this build; give --payments test to serve on the test-mode gateway (no money moves)")
         case let other?: throw CLIError("--payments must be test (the only gateway in this build), not \"\(other.prefix(20))\"")
         }
+        guard sms == nil || sms == "test" else { throw CLIError("--sms must be test (the only SMS sender in this build), not \"\(sms!.prefix(20))\"") }
         var callbackSecret: [UInt8]?
         if let file = gatewaySecretFile {
             guard let text = try? String(contentsOfFile: file, encoding: .utf8),
@@ -113,7 +116,7 @@ struct ServeCommand: ParsableCommand {
         guards.maximumConnections = maxConnections
         do {
             server = try WayfareServer(city: folder, store: store, logger: logger, guards: guards, replicaURL: replicaURL,
-                                       callbackSecret: callbackSecret)
+                                       callbackSecret: callbackSecret, sms: sms == "test" ? .test : .notifier)
         } catch { throw CLIError("\(error)") }
         logger.notice("payments: the test-mode gateway; no card is charged and no money moves")
         let http: HTTPServerBuilder

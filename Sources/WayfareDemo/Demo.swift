@@ -96,7 +96,7 @@ package struct Demo {
         var logger = Logger(label: "wayfare.demo")
         logger.logLevel = .warning
         let server = try WayfareServer(city: folder, store: store, scheduler: scheduler, gateway: TestModeGateway(), notifier: nil,
-                                       logger: logger, passwords: .fastForTests, guards: .unlimited)
+                                       logger: logger, passwords: .fastForTests, guards: .unlimited, sms: .test)
         _ = try await server.accounts.createAdmin(
             Registration(name: "Demo admin", mobile: DemoAdmin.mobile, email: DemoAdmin.email, password: DemoAdmin.password,
                          confirmation: DemoAdmin.password), adminSession: nil)

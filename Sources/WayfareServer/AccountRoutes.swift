@@ -13,7 +13,21 @@ extension WayfareServer {
             var body = try await body(request)
             let registration = try Self.registration(&body)
             try throttleAccountCall(request, context: context, account: registration.mobile)
-            let user = try await accounts.register(registration)
+            // The same answer whether or not the number is taken: a code is on its way.
+            let receipt = try await accounts.register(registration)
+            var fields: [(String, JSONValue)] = [("status", .string("code_sent")), ("mobile", .string(receipt.mobile)),
+                                                 ("code_expires", receipt.codeExpires.json)]
+            // Test SMS: the code comes back in the answer instead of by text (said in /health).
+            if let phones = testPhones { fields.append(("test_code", phones.code(for: receipt.mobile).map { .string($0) } ?? .null)) }
+            return JSONResponse.make(.object(fields), status: .accepted)
+        }
+        // The one-time code from the text message activates the account.
+        router.post("/v1/accounts/verify") { [self] request, context in
+            var body = try await body(request)
+            let mobile = try body.string("mobile", maximum: 32), code = try body.string("code", maximum: 16)
+            try body.finish()
+            try throttleAccountCall(request, context: context, account: mobile)
+            let user = try await accounts.verify(mobile: mobile, code: code)
             return JSONResponse.make(Self.json(user), status: .created)
         }
         router.post("/v1/drivers") { [self] request, _ in
@@ -152,3 +166,4 @@ extension WayfareServer {
                  ("suspended_until", user.suspendedUntil?.json ?? .null)])
     }
 }
+

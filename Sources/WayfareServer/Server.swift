@@ -48,6 +48,8 @@ public final class WayfareServer: Sendable {
     let callbackSecret: [UInt8]?
     /// `test` on the test-mode gateway (no money moves), `live` otherwise.
     public let paymentsMode: String
+    /// The codes "texted" to phones when SMS is in test mode (nil otherwise).
+    let testPhones: PhoneInbox?
     let limiter: RateLimiter?
     let accountThrottle: RateLimiter?
     let addressThrottle: RateLimiter?
@@ -80,19 +82,30 @@ public final class WayfareServer: Sendable {
     ///     process, which owns the city).
     ///   - callbackSecret: the secret the payment gateway signs its callbacks with (nil: the
     ///     callback route answers 404).
+    ///   - sms: where registration codes go: through `notifier` (`.notifier`), or back in the
+    ///     registration's answer (`.test`: no text is sent; said in `/health`).
     public convenience init(city: CityFolder, store: any SQLStore, scheduler: any DispatchScheduler = SystemScheduler(),
                 gateway: any PaymentGateway = TestModeGateway(), notifier: (any Notifier)? = nil,
                 logger: Logger = Logger(label: "wayfare.server"), guards: ClientGuards = ClientGuards(),
-                replicaURL: String? = nil, callbackSecret: [UInt8]? = nil) throws(ServiceError) {
+                replicaURL: String? = nil, callbackSecret: [UInt8]? = nil, sms: SMSMode = .notifier) throws(ServiceError) {
         try self.init(city: city, store: store, scheduler: scheduler, gateway: gateway, notifier: notifier, logger: logger,
-                      passwords: .standard, guards: guards, replicaURL: replicaURL, callbackSecret: callbackSecret)
+                      passwords: .standard, guards: guards, replicaURL: replicaURL, callbackSecret: callbackSecret, sms: sms)
+    }
+
+    /// Where the one-time codes of registrations go.
+    public enum SMSMode: Sendable, Equatable {
+        /// Through the notifier, as a text message (a real SMS provider plugs in there).
+        case notifier
+        /// Back in the registration's answer (`test_code`), for tests, the demo and a server
+        /// with no SMS provider yet; `/health` says `"sms": "test"`.
+        case test
     }
 
     /// The services with the password hash `passwords`: `wayfare demo` uses cheap parameters
     /// for its hundreds of throwaway accounts (scrypt at N = 2^17 costs a second a login).
     package init(city: CityFolder, store: any SQLStore, scheduler: any DispatchScheduler, gateway: any PaymentGateway,
                  notifier: (any Notifier)?, logger: Logger, passwords: PasswordHasher, guards: ClientGuards,
-                 replicaURL: String? = nil, callbackSecret: [UInt8]? = nil) throws(ServiceError) {
+                 replicaURL: String? = nil, callbackSecret: [UInt8]? = nil, sms: SMSMode = .notifier) throws(ServiceError) {
         self.city = city
         self.callbackSecret = callbackSecret
         // Said in /health and on the page: test payments take no money.
@@ -101,7 +114,14 @@ public final class WayfareServer: Sendable {
         self.store = store
         self.logger = logger
         let clock = scheduler.clock
-        let notifier = notifier ?? LogNotifier(logger: logger)
+        var notifier: any Notifier = notifier ?? LogNotifier(logger: logger)
+        if sms == .test {
+            let phones = PhoneInbox(forwardingTo: notifier)
+            testPhones = phones
+            notifier = phones
+        } else {
+            testPhones = nil
+        }
         self.notifier = notifier
         accounts = Accounts(store: store, notifier: notifier, clock: clock, settings: AccountSettings(), hasher: passwords)
         wallet = Wallet(store: store, gateway: gateway, clock: clock)
@@ -131,8 +151,9 @@ public final class WayfareServer: Sendable {
         router.add(middleware: ErrorMiddleware())
         if let limiter { router.add(middleware: RateLimitMiddleware(limiter: limiter, server: self)) }
         if lease != nil { router.add(middleware: OwnerRedirectMiddleware(server: self)) }
-        router.get("/health") { [paymentsMode] _, _ in
-            JSONResponse.make(.object([("status", .string("ok")), ("payments", .string(paymentsMode))]))
+        router.get("/health") { [paymentsMode, testPhones] _, _ in
+            JSONResponse.make(.object([("status", .string("ok")), ("payments", .string(paymentsMode)),
+                                       ("sms", .string(testPhones == nil ? "live" : "test"))]))
         }
         router.get("/ready") { [self] request, _ in try await ready(details: await isAdmin(request)) }
         router.get("/openapi.json") { _, _ in

@@ -94,11 +94,13 @@ struct Harness: Sendable {
 
     var store: any SQLStore { scratch.store }
 
-    /// Registers a passenger with a valid registration numbered `n`.
+    /// Registers a passenger with a valid registration numbered `n`, verified with the code
+    /// their phone (the recording notifier) received.
     func passenger(_ n: Int) async throws -> User {
-        try await accounts.register(Registration(
+        let receipt = try await accounts.register(Registration(
             name: "Passenger \(n)", mobile: String(format: "98%08d", n), email: "p\(n)@example.com",
             password: "correct horse \(n)", confirmation: "correct horse \(n)"))
+        return try await accounts.verify(mobile: receipt.mobile, code: try #require(notifier.verificationCode(for: receipt.mobile)))
     }
 
     /// An admin session (the first admin is created without one).

@@ -93,8 +93,9 @@ import TestSupport
         #expect(run.stdout.contains("trip: fare 7626 (base 5000, distance 3473, first ride -847), paid by wallet"), "\(run.stdout)")
         #expect(run.stdout.contains("balance: 17024"), "\(run.stdout)")
         #expect(run.stdout.contains("sound: true"), "\(run.stdout)")
-        // A second run on the same file: the e-mail is taken, a one-line error and exit 1.
+        // A second run on the same file: the number is taken, so no code reaches the phone (the
+        // owner is told someone tried) and verifying fails: a one-line error and exit 1.
         let again = try runBuilt("wayfare-services-example", [dir.appendingPathComponent("example.sqlite").path])
-        #expect(again.status == 1 && again.stderr.hasPrefix("Error: ") && again.stderr.contains("e-mail is already registered"), "\(again.stderr)")
+        #expect(again.status == 1 && again.stderr.hasPrefix("Error: ") && again.stderr.contains("invalid or expired code"), "\(again.stderr)")
     }
 }

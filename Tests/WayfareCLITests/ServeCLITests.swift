@@ -89,13 +89,17 @@ import Glibc
         #expect(server.stop() == 0, "the server exits 0 after SIGTERM")
         while answer.withLock({ $0 }) == nil, inFlight.isExecuting { usleep(10_000) }
         let late = answer.withLock { $0 }
-        #expect(late?.status == 201, "the request in flight was answered: \(String(describing: late))")
+        #expect(late?.status == 202, "the request in flight was answered: \(String(describing: late))")
         while streamed.withLock({ $0 }) == nil, listening.isExecuting { usleep(10_000) }
         let stream = streamed.withLock { $0 }
         #expect(stream?.status == 200 && stream?.body.hasPrefix(": offers for driver") == true, "the offer stream ended cleanly: \(String(describing: stream))")
 
         let again = try RunningServer(["--city", city, "--store", store, "--port", "0", "--log-level", "warning"])
         defer { again.kill9() }
+        // The registration answered before the stop is there after it: its code still works.
+        let code = (try? JSONParser.parse(Array((late?.body ?? "").utf8)))?["test_code"]?.stringValue ?? ""
+        let verified = try httpRequest(port: again.port, "POST", "/v1/accounts/verify", body: #"{"mobile":"9111111111","code":"\#(code)"}"#)
+        #expect(verified.status == 201, "\(verified)")
         let relogin = try httpRequest(port: again.port, "POST", "/v1/sessions", body: #"{"mobile":"9111111111","password":"in flight 2026"}"#)
         #expect(relogin.status == 201, "the account answered before the stop is there after it: \(relogin)")
         #expect(again.stop() == 0)
@@ -267,7 +271,7 @@ struct RunningServer {
         process = Process()
         process.executableURL = try builtExecutable("wayfare")
         // The test-mode gateway: no live one is built in.
-        process.arguments = ["serve", "--payments", "test"] + arguments
+        process.arguments = ["serve", "--payments", "test", "--sms", "test"] + arguments
         let err = Pipe()
         process.standardError = err
         process.standardOutput = FileHandle.nullDevice
