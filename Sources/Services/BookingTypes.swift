@@ -27,6 +27,11 @@ public struct BookingSettings: Sendable, Equatable {
     public var meterToleranceShare: Double = 0.2
     /// … or this many metres, whichever is more (GPS and the meter both err on short trips).
     public var meterToleranceMetres: Double = 300
+    /// The booking numbers drawn first (six digits). When 32 random draws in a space find
+    /// no free number, the next space is ten times larger (seven digits, and so on up to
+    /// twelve), so numbers never run out; a number is free again only once its booking is
+    /// purged (``historyRetention``).
+    public var numberSpace: ClosedRange<Int> = 100_000...999_999
     /// The most a wallet pays for a trip without the passenger's confirmation: the held
     /// estimate plus this percentage of it (default 50 %). Above it the rest waits for the
     /// passenger to confirm it (``Bookings/confirmFare(_:for:key:)``).

@@ -300,6 +300,7 @@ public final class Bookings: Sendable {
         let priced = try price(request)
         let now = milliseconds(self.now), pickupMs = milliseconds(pickupTime)
         let settings = city.settings, chart = city.fares
+        let space = max(100_000, settings.numberSpace.lowerBound)...min(999_999_999_999, max(100_000, settings.numberSpace.upperBound))
         let requestText = "\(request.passenger)|\(Self.e7(request.pickup))|\(Self.e7(request.destination))|\(request.cabType.name)|\(request.seats)|\(request.payment.rawValue)|\(kind.rawValue)|\(kind == .later ? pickupMs : 0)"
         let number: Int = try await serviceCall {
             try await store.write(locking: Ledger.turns) { c in
@@ -308,7 +309,7 @@ public final class Bookings: Sendable {
                     try Self.refuseConflicts(c, passenger: request.passenger, at: pickupMs, window: settings.conflictWindow, except: nil)
                     let firstRide = try Self.isFirstRide(c, request.passenger)
                     let estimate = try Self.fare(priced, chart: chart, firstRide: firstRide).total
-                    let number = try Self.freeNumber(c)
+                    let number = try Self.freeNumber(c, space: space)
                     try c.execute("""
                         INSERT INTO bookings (number, passenger_id, kind, state, pickup_lat_e7, pickup_lon_e7, dest_lat_e7, dest_lon_e7,
                             pickup_ms, cab_type, seats, payment, estimate, first_ride, dispatched, created_ms, updated_ms)
@@ -1040,16 +1041,20 @@ public final class Bookings: Sendable {
         }
     }
 
-    /// A free six-digit number from the system's random source: not guessable from the
-    /// ones before it. Tried against the table; 900,000 numbers leave room for years of a
-    /// city's bookings once the retention purges old ones.
-    static func freeNumber(_ c: any SQLConnection) throws -> Int {
+    /// A free booking number from the system's random source: not guessable from the ones
+    /// before it. Drawn in `space` first; when 32 draws there find none free (the space is
+    /// nearly full), in the next one, ten times larger, up to twelve digits.
+    static func freeNumber(_ c: any SQLConnection, space: ClosedRange<Int>) throws -> Int {
         var rng = SystemRandomNumberGenerator()
-        for _ in 0..<32 {
-            let n = Int.random(in: 100_000...999_999, using: &rng)
-            if try c.first("SELECT number FROM bookings WHERE number = ?", [.integer(Int64(n))]) == nil { return n }
+        var low = space.lowerBound, high = space.upperBound
+        while high <= 999_999_999_999 {
+            for _ in 0..<32 {
+                let n = Int.random(in: low...high, using: &rng)
+                if try c.first("SELECT number FROM bookings WHERE number = ?", [.integer(Int64(n))]) == nil { return n }
+            }
+            (low, high) = (high + 1, high * 10 + 9)
         }
-        throw ServiceError.conflict("no free booking number: purge old bookings")
+        throw ServiceError.conflict("no free booking number")
     }
 
     static func ownRow(_ c: any SQLConnection, _ number: Int, _ passenger: Int64) throws -> Row {

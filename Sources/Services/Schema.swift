@@ -8,7 +8,7 @@ import Storage
 /// rather than written.
 public enum ServiceSchema {
     /// Every migration, oldest first.
-    public static let migrations: [Migration] = [version1, version2, version3, version4, version5, version6, version7, version8, version9]
+    public static let migrations: [Migration] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10]
 
     /// The schema version this build writes.
     public static var version: Int { migrations.count }
@@ -329,5 +329,55 @@ public enum ServiceSchema {
             last_ms BIGINT NOT NULL
         )
         """,
+    ])
+
+    /// Booking numbers that cannot run out: six digits while a six-digit number is free, then
+    /// seven, and so on up to twelve (``BookingSettings/numberSpace``). PostgreSQL replaces the
+    /// number's check; SQLite, which cannot drop a check, rebuilds the table (foreign keys
+    /// deferred: the history rows find their bookings again before the commit).
+    static let version10 = Migration(version: 10, name: "booking-numbers", statements: [
+        "%POSTGRES%ALTER TABLE bookings DROP CONSTRAINT IF EXISTS bookings_number_check",
+        "%POSTGRES%ALTER TABLE bookings ADD CONSTRAINT bookings_number_check CHECK (number BETWEEN 100000 AND 999999999999)",
+        "%SQLITE%PRAGMA defer_foreign_keys = ON",
+        "%SQLITE%CREATE TABLE bookings_v9 AS SELECT * FROM bookings",
+        "%SQLITE%DROP TABLE bookings",
+        """
+        %SQLITE%CREATE TABLE bookings (
+            number BIGINT PRIMARY KEY CHECK (number BETWEEN 100000 AND 999999999999),
+            passenger_id BIGINT NOT NULL REFERENCES users (id),
+            kind TEXT NOT NULL CHECK (kind IN ('now', 'later')),
+            state TEXT NOT NULL CHECK (state IN
+                ('requested', 'allocated', 'arrived', 'started', 'completed', 'cancelled', 'not-served')),
+            pickup_lat_e7 BIGINT NOT NULL CHECK (pickup_lat_e7 BETWEEN -900000000 AND 900000000),
+            pickup_lon_e7 BIGINT NOT NULL CHECK (pickup_lon_e7 BETWEEN -1800000000 AND 1800000000),
+            dest_lat_e7 BIGINT NOT NULL CHECK (dest_lat_e7 BETWEEN -900000000 AND 900000000),
+            dest_lon_e7 BIGINT NOT NULL CHECK (dest_lon_e7 BETWEEN -1800000000 AND 1800000000),
+            pickup_ms BIGINT NOT NULL,
+            cab_type TEXT NOT NULL,
+            seats BIGINT NOT NULL CHECK (seats BETWEEN 1 AND 50),
+            payment TEXT NOT NULL CHECK (payment IN ('wallet', 'cash')),
+            estimate BIGINT NOT NULL CHECK (estimate >= 0),
+            first_ride BIGINT NOT NULL CHECK (first_ride IN (0, 1)),
+            revision BIGINT NOT NULL DEFAULT 1,
+            dispatched BIGINT NOT NULL DEFAULT 0 CHECK (dispatched IN (0, 1)),
+            cab_id TEXT,
+            driver_id BIGINT REFERENCES users (id),
+            eta_seconds BIGINT,
+            reason TEXT,
+            fare BIGINT CHECK (fare >= 0),
+            created_ms BIGINT NOT NULL,
+            updated_ms BIGINT NOT NULL,
+            ended_ms BIGINT,
+            billed_metres BIGINT,
+            meter_metres BIGINT,
+            review TEXT,
+            awaiting_confirmation BIGINT NOT NULL DEFAULT 0 CHECK (awaiting_confirmation >= 0)
+        )
+        """,
+        "%SQLITE%INSERT INTO bookings (number, passenger_id, kind, state, pickup_lat_e7, pickup_lon_e7, dest_lat_e7, dest_lon_e7, pickup_ms, cab_type, seats, payment, estimate, first_ride, revision, dispatched, cab_id, driver_id, eta_seconds, reason, fare, created_ms, updated_ms, ended_ms, billed_metres, meter_metres, review, awaiting_confirmation) SELECT number, passenger_id, kind, state, pickup_lat_e7, pickup_lon_e7, dest_lat_e7, dest_lon_e7, pickup_ms, cab_type, seats, payment, estimate, first_ride, revision, dispatched, cab_id, driver_id, eta_seconds, reason, fare, created_ms, updated_ms, ended_ms, billed_metres, meter_metres, review, awaiting_confirmation FROM bookings_v9",
+        "%SQLITE%DROP TABLE bookings_v9",
+        "%SQLITE%CREATE INDEX bookings_by_passenger ON bookings (passenger_id, pickup_ms)",
+        "%SQLITE%CREATE INDEX bookings_due ON bookings (state, dispatched, pickup_ms)",
+        "%SQLITE%CREATE INDEX bookings_ended ON bookings (ended_ms)",
     ])
 }

@@ -239,6 +239,23 @@ struct BookingsTests {
         #expect((35...85).contains(rises), "\(rises) rises in 119 steps")
     }
 
+    @Test("booking numbers never run out: when the configured space is full, numbers come from one ten times larger", arguments: Engine.allCases)
+    func numbersNeverRunOut(engine: Engine) async throws {
+        var settings = BookingSettings()
+        settings.numberSpace = 100_000...100_004
+        guard let r = try await BookingRig(engine, settings: settings) else { return }
+        var numbers: [Int] = []
+        for n in 1...8 {
+            let p = try await r.passenger(40 + n, balance: 100_000)
+            numbers.append(try await r.bookings.bookNow(r.request(p), key: .random()).number)
+        }
+        #expect(Set(numbers).count == 8)
+        // The first from the configured space; at least the last three, and any whose 32
+        // draws missed the space's last free numbers, from the next.
+        #expect((100_000...100_004).contains(numbers[0]) && numbers.allSatisfy { (100_000...1_000_049).contains($0) }, "\(numbers)")
+        #expect(numbers.filter { $0 > 100_004 }.count >= 3, "\(numbers)")
+    }
+
     @Test("a passenger sees only their own bookings; a driver answers only their own offers", arguments: Engine.allCases)
     func ownership(engine: Engine) async throws {
         guard let r = try await BookingRig(engine) else { return }

@@ -37,6 +37,47 @@ struct StorageTests {
         }
     }
 
+    @Test("the booking-numbers migration keeps every booking and its history, and lets numbers grow past six digits", arguments: Engine.allCases)
+    func bookingNumbersMigrationKeepsHistory(engine: Engine) throws {
+        guard let scratch = try ScratchStore.make(engine, migrate: false) else { return }
+        let store = scratch.store
+        try store.migrate(Array(ServiceSchema.migrations.prefix(9)))
+        try store.blockingWrite { c in
+            try c.execute("""
+                INSERT INTO users (role, name, mobile, email, password_hash, created_ms, verified_ms)
+                VALUES ('passenger', 'Old', '9000000000', 'old@example.com', 'x', 1, 1)
+                """)
+            let user = try c.first("SELECT id FROM users")!.int64("id")
+            try c.execute("""
+                INSERT INTO bookings (number, passenger_id, kind, state, pickup_lat_e7, pickup_lon_e7, dest_lat_e7, dest_lon_e7, pickup_ms,
+                    cab_type, seats, payment, estimate, first_ride, created_ms, updated_ms, billed_metres, review)
+                VALUES (123456, ?, 'now', 'completed', 437393000, 74277000, 437314000, 74197000, 5, 'Sedan', 1, 'wallet', 700, 1, 5, 6, 2894, 'meter 9 m')
+                """, [.integer(user)])
+            try c.execute("INSERT INTO booking_events (booking_number, state, at_ms, detail) VALUES (123456, 'completed', 6, 'done')")
+        }
+        #expect(try store.migrate(ServiceSchema.migrations) == ServiceSchema.version)
+        let (billed, review, events) = try store.blockingRead { c in
+            (try c.first("SELECT billed_metres, review FROM bookings WHERE number = 123456")!.int64("billed_metres"),
+             try c.first("SELECT review FROM bookings WHERE number = 123456")!.string("review"),
+             try c.first("SELECT COUNT(*) AS n FROM booking_events WHERE booking_number = 123456")!.int("n"))
+        }
+        #expect(billed == 2894 && review == "meter 9 m" && events == 1)
+        // Seven digits fit now; the history's foreign key still holds.
+        try store.blockingWrite { c in
+            try c.execute("""
+                INSERT INTO bookings (number, passenger_id, kind, state, pickup_lat_e7, pickup_lon_e7, dest_lat_e7, dest_lon_e7, pickup_ms,
+                    cab_type, seats, payment, estimate, first_ride, created_ms, updated_ms)
+                SELECT 1234567, passenger_id, kind, state, pickup_lat_e7, pickup_lon_e7, dest_lat_e7, dest_lon_e7, pickup_ms,
+                    cab_type, seats, payment, estimate, first_ride, created_ms, updated_ms FROM bookings WHERE number = 123456
+                """)
+        }
+        #expect(throws: StoreError.self) {
+            try store.blockingWrite { c in
+                try c.execute("INSERT INTO booking_events (booking_number, state, at_ms, detail) VALUES (999999, 'completed', 6, 'orphan')")
+            }
+        }
+    }
+
     @Test("a database from a newer build is refused and left alone", arguments: Engine.allCases)
     func newerSchemaRefused(engine: Engine) throws {
         guard let scratch = try ScratchStore.make(engine) else { return }
