@@ -75,7 +75,7 @@ public struct Outbox: Sendable {
     /// sent.
     ///
     /// A notification whose send throws is tried again later, after a wait that doubles with
-    /// each failure (``backoff(afterAttempts:)``); after ``maximumAttempts`` it is set aside
+    /// each failure (10 s, doubling, at most an hour); after ``maximumAttempts`` it is set aside
     /// (`set_aside_ms`) for the operations team, so that one that keeps failing never holds
     /// back the others.
     ///
