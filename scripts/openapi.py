@@ -27,7 +27,7 @@ schemas = {
     "LineString": obj({"type": S(const="LineString"), "coordinates": {"type": "array", "items": {"type": "array", "items": N()}}}, ["type", "coordinates"]),
     "User": obj({"id": I(), "role": S(enum=["passenger", "driver", "admin"]), "name": S(), "mobile": S(), "email": S(),
                  "suspended_until": nullable(S(format="date-time"))}, ["id", "role", "name", "mobile", "email"]),
-    "Registration": obj({"name": S(maxLength=200), "mobile": S(maxLength=32), "email": S(maxLength=254),
+    "Registration": obj({"name": S(maxLength=32),  # Registration.maximumNameLength "mobile": S(maxLength=32), "email": S(maxLength=254),
                          "password": S(maxLength=1024), "confirmation": S(maxLength=1024)},
                         ["name", "mobile", "email", "password", "confirmation"], extra=False),
     "TripRequest": obj({"pickup": ref("Coordinate"), "destination": ref("Coordinate"), "cab_type": S(maxLength=64),

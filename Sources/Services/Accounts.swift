@@ -42,6 +42,10 @@ public struct Registration: Sendable {
     /// The password again.
     public var confirmation: String
 
+    /// The longest name, in characters (000 UC01): the one statement of the limit, which the
+    /// server's reader and the OpenAPI document use too.
+    public static let maximumNameLength = 32
+
     /// A registration from its fields.
     public init(name: String, mobile: String, email: String, password: String, confirmation: String) {
         self.name = name
@@ -150,7 +154,7 @@ public struct Accounts: Sendable {
     ///   password shorter than 8 characters or among the common ones, a confirmation that
     ///   differs.
     public func register(_ registration: Registration) async throws(ServiceError) -> RegistrationReceipt {
-        let name = try Validate.text(registration.name, field: "name", maximum: 32)
+        let name = try Validate.text(registration.name, field: "name", maximum: Registration.maximumNameLength)
         let mobile = try Validate.mobile(registration.mobile)
         let email = try Validate.email(registration.email)
         try PasswordPolicy.check(registration.password, confirmation: registration.confirmation, role: .passenger)
@@ -277,7 +281,7 @@ public struct Accounts: Sendable {
     /// An account made by an admin (a driver or an admin), active at once: the admin vouches
     /// for the number, and a taken one is refused by name (an admin may know who is registered).
     private func create(_ registration: Registration, role: Role) async throws(ServiceError) -> User {
-        let name = try Validate.text(registration.name, field: "name", maximum: 32)
+        let name = try Validate.text(registration.name, field: "name", maximum: Registration.maximumNameLength)
         let mobile = try Validate.mobile(registration.mobile)
         let email = try Validate.email(registration.email)
         try PasswordPolicy.check(registration.password, confirmation: registration.confirmation, role: role)

@@ -450,14 +450,7 @@ public struct Wallet: Sendable {
         let commission = (fare * commissionPercent + 50) / 100
         // The escrow pays out what the wallet paid: the commission first, the driver the rest.
         let fromEscrowToRevenue = min(commission, walletPaid)
-        if fromEscrowToRevenue > 0 {
-            try Ledger.transfer(c, key: "commission:\(reference)", from: Ledger.escrow, to: Ledger.revenue,
-                                amount: fromEscrowToRevenue, reference: reference, now: now)
-        }
-        if walletPaid - fromEscrowToRevenue > 0 {
-            try Ledger.transfer(c, key: "payout:\(reference)", from: Ledger.escrow, to: Ledger.driver(driver),
-                                amount: walletPaid - fromEscrowToRevenue, reference: reference, now: now)
-        }
+        try payOut(c, walletPaid, commission: fromEscrowToRevenue, driver: driver, keys: ("commission", "payout"), reference: reference, now: now)
         // The driver collected the cash part, commission included: the driver owes it.
         if commission - fromEscrowToRevenue > 0 {
             try Ledger.transfer(c, key: "cash-commission:\(reference)", from: Ledger.driver(driver), to: Ledger.revenue,
@@ -503,6 +496,20 @@ public struct Wallet: Sendable {
 }
 
 extension Wallet {
+    /// Pays `amount` out of escrow: `commission` of it to revenue, the rest to the driver,
+    /// each transfer idempotent by its key (`keys.commission:reference`, `keys.payout:reference`).
+    static func payOut(_ c: any SQLConnection, _ amount: Int64, commission: Int64, driver: Int64, keys: (commission: String, payout: String),
+                       reference: String, now: Int64) throws {
+        if commission > 0 {
+            try Ledger.transfer(c, key: "\(keys.commission):\(reference)", from: Ledger.escrow, to: Ledger.revenue,
+                                amount: commission, reference: reference, now: now)
+        }
+        if amount - commission > 0 {
+            try Ledger.transfer(c, key: "\(keys.payout):\(reference)", from: Ledger.escrow, to: Ledger.driver(driver),
+                                amount: amount - commission, reference: reference, now: now)
+        }
+    }
+
     /// Pays `amount` more of settled trip `reference` from the passenger's wallet, after the
     /// passenger confirmed it: wallet to escrow, then the commission on it to revenue and the
     /// rest to the driver. In the caller's transaction.
@@ -515,14 +522,8 @@ extension Wallet {
         try Ledger.transfer(c, key: "confirmed:\(reference)", from: Ledger.wallet(passenger), to: Ledger.escrow,
                             amount: amount, reference: reference, now: now)
         let commission = (amount * commissionPercent + 50) / 100
-        if commission > 0 {
-            try Ledger.transfer(c, key: "confirmed-commission:\(reference)", from: Ledger.escrow, to: Ledger.revenue,
-                                amount: commission, reference: reference, now: now)
-        }
-        if amount - commission > 0 {
-            try Ledger.transfer(c, key: "confirmed-payout:\(reference)", from: Ledger.escrow, to: Ledger.driver(driver),
-                                amount: amount - commission, reference: reference, now: now)
-        }
+        try payOut(c, amount, commission: commission, driver: driver, keys: ("confirmed-commission", "confirmed-payout"),
+                   reference: reference, now: now)
         try c.execute("""
             UPDATE trip_payments SET fare = fare + ?, wallet_paid = wallet_paid + ?, commission = commission + ?, updated_ms = ?
             WHERE reference = ?

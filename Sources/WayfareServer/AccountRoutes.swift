@@ -153,7 +153,7 @@ extension WayfareServer {
     }
 
     static func registration(_ body: inout JSONBody) throws(APIError) -> Registration {
-        let r = Registration(name: try body.string("name", maximum: 200), mobile: try body.string("mobile", maximum: 32),
+        let r = Registration(name: try body.string("name", maximum: Registration.maximumNameLength), mobile: try body.string("mobile", maximum: 32),
                              email: try body.string("email", maximum: 254), password: try body.string("password", maximum: 1024),
                              confirmation: try body.string("confirmation", maximum: 1024))
         try body.finish()

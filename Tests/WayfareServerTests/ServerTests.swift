@@ -92,6 +92,19 @@ struct API: Sendable {
         }
     }
 
+    /// The company's first admin (made on the machine: no HTTP route creates admins) and a
+    /// driver the admin creates, signed in: their tokens and the driver's id.
+    func adminAndDriver(_ server: WayfareServer) async throws -> (admin: String, driver: String, driverID: Int64) {
+        let password = "Adm1n!server-test"
+        _ = try await server.accounts.createAdmin(Registration(name: "Admin", mobile: "9000000001", email: "admin@example.com",
+                                                               password: password, confirmation: password), adminSession: nil)
+        let admin = try await call(.post, "/v1/sessions", #"{"mobile":"9000000001","password":"\#(password)"}"#)["token"]?.stringValue ?? ""
+        let made = try await call(.post, "/v1/drivers", #"{"name":"Ravi","mobile":"9000000002","email":"ravi@example.com","password":"steady wheels 7","confirmation":"steady wheels 7"}"#, token: admin)
+        #expect(made.status == 201 && made["role"]?.stringValue == "driver", "\(made.text)")
+        let session = try await call(.post, "/v1/sessions", #"{"mobile":"9000000002","password":"steady wheels 7"}"#)
+        return (admin, session["token"]?.stringValue ?? "", Int64(session["user"]?["id"]?.numberValue ?? 0))
+    }
+
     /// Registers a passenger and returns the session token.
     func passenger(_ n: Int) async throws -> (token: String, id: Int64) {
         let mobile = String(format: "98%08d", n)
@@ -165,13 +178,8 @@ struct ServerTests {
         let rig = try Rig()
         let server = rig.server
         try await rig.run { api in
-            let adminPassword = "Adm1n!server-test"
-            _ = try await server.accounts.createAdmin(Registration(name: "Admin", mobile: "9000000001", email: "admin@example.com",
-                                                                   password: adminPassword, confirmation: adminPassword), adminSession: nil)
-            let admin = try await api.call(.post, "/v1/sessions", #"{"mobile":"9000000001","password":"\#(adminPassword)"}"#)["token"]?.stringValue ?? ""
-            #expect(try await api.call(.post, "/v1/drivers", #"{"name":"Ravi","mobile":"9000000002","email":"ravi@example.com","password":"steady wheels 7","confirmation":"steady wheels 7"}"#, token: admin).status == 201)
-            let driverSession = try await api.call(.post, "/v1/sessions", #"{"mobile":"9000000002","password":"steady wheels 7"}"#)
-            let driver = driverSession["token"]?.stringValue ?? "", driverID = Int(driverSession["user"]?["id"]?.numberValue ?? 0)
+            let (admin, driver, driverNumber) = try await api.adminAndDriver(server)
+            let driverID = Int(driverNumber)
             let (rider, _) = try await api.passenger(1)
             let (other, _) = try await api.passenger(2)
             _ = try await api.call(.post, "/v1/wallet/refills", #"{"amount":50000,"payment_token":"tok_visa"}"#, token: rider, key: "refill-r")
@@ -313,14 +321,7 @@ struct ServerTests {
         let rig = try Rig()
         let server = rig.server, store = rig.store
         try await rig.run { api in
-            // The company's first admin is made on the machine (no HTTP route creates admins).
-            let adminPassword = "Adm1n!server-test"
-            _ = try await server.accounts.createAdmin(Registration(name: "Admin", mobile: "9000000001", email: "admin@example.com",
-                                                                   password: adminPassword, confirmation: adminPassword), adminSession: nil)
-            let admin = try await api.call(.post, "/v1/sessions", #"{"mobile":"9000000001","password":"\#(adminPassword)"}"#)["token"]?.stringValue ?? ""
-            let made = try await api.call(.post, "/v1/drivers", #"{"name":"Ravi","mobile":"9000000002","email":"ravi@example.com","password":"steady wheels 7","confirmation":"steady wheels 7"}"#, token: admin)
-            #expect(made.status == 201 && made["role"]?.stringValue == "driver", "\(made.text)")
-            let driver = try await api.call(.post, "/v1/sessions", #"{"mobile":"9000000002","password":"steady wheels 7"}"#)["token"]?.stringValue ?? ""
+            let (admin, driver, _) = try await api.adminAndDriver(server)
             #expect(try await api.call(.post, "/v1/driver/shift", #"{"cab_id":"MC-42","cab_type":"Sedan","seats":4}"#, token: driver).status == 204)
             #expect(try await api.call(.post, "/v1/driver/position", #"{"position":{"lat":43.7347,"lon":7.4226}}"#, token: driver).status == 204)
             #expect(try await api.call(.post, "/v1/driver/availability", #"{"available":true}"#, token: driver).status == 204)

@@ -95,12 +95,7 @@ struct TripOverHTTP {
     static let pickup = (lat: 43.7393, lon: 7.4277), destination = (lat: 43.7314, lon: 7.4197)
 
     static func start(_ api: API, server: WayfareServer, clock: VirtualScheduler, payment: String = "wallet") async throws -> TripOverHTTP {
-        let adminPassword = "Adm1n!trust-test"
-        _ = try await server.accounts.createAdmin(Registration(name: "Admin", mobile: "9000000001", email: "admin@example.com",
-                                                               password: adminPassword, confirmation: adminPassword), adminSession: nil)
-        let admin = try await api.call(.post, "/v1/sessions", #"{"mobile":"9000000001","password":"\#(adminPassword)"}"#)["token"]?.stringValue ?? ""
-        #expect(try await api.call(.post, "/v1/drivers", #"{"name":"Ravi","mobile":"9000000002","email":"ravi@example.com","password":"steady wheels 7","confirmation":"steady wheels 7"}"#, token: admin).status == 201)
-        let driver = try await api.call(.post, "/v1/sessions", #"{"mobile":"9000000002","password":"steady wheels 7"}"#)["token"]?.stringValue ?? ""
+        let (_, driver, _) = try await api.adminAndDriver(server)
         #expect(try await api.call(.post, "/v1/driver/shift", #"{"cab_id":"MC-7","cab_type":"Sedan"}"#, token: driver).status == 204)
         #expect(try await api.call(.post, "/v1/driver/position", #"{"position":{"lat":43.7390,"lon":7.4275}}"#, token: driver).status == 204)
         #expect(try await api.call(.post, "/v1/driver/availability", #"{"available":true}"#, token: driver).status == 204)
@@ -225,12 +220,7 @@ struct OfferStreamCapTests {
         let rig = try Rig()
         let server = rig.server
         try await rig.run { api in
-            let password = "Adm1n!stream-test"
-            _ = try await server.accounts.createAdmin(Registration(name: "Admin", mobile: "9000000001", email: "admin@example.com",
-                                                                   password: password, confirmation: password), adminSession: nil)
-            let admin = try await api.call(.post, "/v1/sessions", #"{"mobile":"9000000001","password":"\#(password)"}"#)["token"]?.stringValue ?? ""
-            #expect(try await api.call(.post, "/v1/drivers", #"{"name":"Ravi","mobile":"9000000002","email":"ravi@example.com","password":"steady wheels 7","confirmation":"steady wheels 7"}"#, token: admin).status == 201)
-            let driver = try await api.call(.post, "/v1/sessions", #"{"mobile":"9000000002","password":"steady wheels 7"}"#)["token"]?.stringValue ?? ""
+            let (_, driver, _) = try await api.adminAndDriver(server)
             let streams = (0..<2).map { _ in Task { try await api.call(.get, "/v1/driver/offers/stream", token: driver) } }
             for _ in 0..<300 where server.openOfferStreams < 2 { try await Task.sleep(for: .milliseconds(10)) }
             #expect(server.openOfferStreams == 2)
