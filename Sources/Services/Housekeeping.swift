@@ -48,6 +48,8 @@ public struct Housekeeping: Sendable {
         public var idempotency = 0
         /// Sent notifications.
         public var notifications = 0
+        /// Registrations never verified, a day after their code expired.
+        public var unverified = 0
 
         /// Nothing purged.
         public init() {}
@@ -69,6 +71,13 @@ public struct Housekeeping: Sendable {
                                               [resets, resets])
                 purged.idempotency = try c.execute("DELETE FROM idempotency WHERE created_ms < ?", [answers])
                 purged.notifications = try c.execute("DELETE FROM outbox WHERE sent_ms < ?", [sent])
+                // Login names tried that match no account, and registrations nobody verified.
+                try c.execute("DELETE FROM login_probes WHERE last_ms < ?", [sessions])
+                try c.execute("DELETE FROM verification_codes WHERE expires_ms < ?", [sessions])
+                purged.unverified = try c.execute("""
+                    DELETE FROM users WHERE verified_ms IS NULL AND created_ms < ?
+                        AND id NOT IN (SELECT user_id FROM verification_codes)
+                    """, [sessions])
                 return purged
             }
         }

@@ -300,11 +300,13 @@ public enum ServiceSchema {
     ])
 
     /// The outbox's retries: when a notification may be tried again, and when one that kept
-    /// failing was set aside, so that it blocks nothing behind it.
-    static let version8 = Migration(version: 8, name: "outbox-retries", statements: [
+    /// failing was set aside, so that it blocks nothing behind it; and the refills the
+    /// reconciliation looks for every minute, found by an index.
+    static let version8 = Migration(version: 8, name: "outbox-retries-reconciliation", statements: [
         "ALTER TABLE outbox ADD COLUMN next_attempt_ms BIGINT NOT NULL DEFAULT 0",
         "ALTER TABLE outbox ADD COLUMN set_aside_ms BIGINT",
         "CREATE INDEX outbox_due ON outbox (sent_ms, set_aside_ms, next_attempt_ms)",
+        "CREATE INDEX payment_intents_open ON payment_intents (status, updated_ms)",
     ])
 
     /// Accounts activated by a one-time code sent to the mobile number, and a record of the

@@ -65,6 +65,12 @@ struct HygieneTests {
         h.clock.advance(by: 30 * 86_400)
         let month = try await housekeeping.run()
         #expect(month.idempotency == answers && month.notifications == sent && month.sessions == 1, "the 30-day session expired: \(month)")
+        // A registration nobody verified is gone a day after its code expired.
+        _ = try await h.accounts.register(Registration(name: "Nobody", mobile: "9811111111", email: "n@example.com",
+                                                       password: "never verified 1", confirmation: "never verified 1"))
+        h.clock.advance(by: 15 * 60 + 86_400 + 1)
+        #expect(try await housekeeping.run().unverified == 1)
+        #expect(try await count("users WHERE verified_ms IS NULL") == 0)
         #expect(try await count("idempotency") == 0)
     }
 

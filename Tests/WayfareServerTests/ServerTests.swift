@@ -178,7 +178,7 @@ struct ServerTests {
         let rig = try Rig()
         let server = rig.server
         try await rig.run { api in
-            let (admin, driver, driverNumber) = try await api.adminAndDriver(server)
+            let (_, driver, driverNumber) = try await api.adminAndDriver(server)
             let driverID = Int(driverNumber)
             let (rider, _) = try await api.passenger(1)
             let (other, _) = try await api.passenger(2)
