@@ -1,0 +1,197 @@
+import Fares
+import Foundation
+import Geodesy
+import RoadGraph
+import Storage
+
+/// The driver's side of a trip: arrival, start, completion and the fare billed from the
+/// trip's track, and the passenger's confirmation of a fare above the estimate's cap.
+extension Bookings {
+    /// The driver is at the pickup.
+    public func arrived(_ number: Int, driver: Int64) async throws(ServiceError) {
+        try await advance(number, driver: driver, from: [.allocated], to: .arrived)
+    }
+
+    /// The passenger is on board.
+    ///
+    /// From now until completion the cab's position reports are the trip's track; its first
+    /// point is where the cab is now (its last report within a minute), else the pickup.
+    public func started(_ number: Int, driver: Int64) async throws(ServiceError) {
+        guard let b = try await advance(number, driver: driver, from: [.arrived], to: .started), let cab = b.cab else { return }
+        let now = self.now
+        var first = TrackPoint(position: b.pickup, time: now)
+        if let fleetCab = try? dispatcher.fleet.cab(cab), let at = fleetCab.position, let reported = fleetCab.lastReport,
+           now.timeIntervalSince(reported) <= 60 {
+            first.position = at
+        }
+        state.withLock { s in
+            s.tripOfCab[cab] = number
+            s.tracks[number] = [first]
+            s.unsavedPoints.append((number, first))
+        }
+    }
+
+    /// Moves a booking of `driver` on; returns the booking when this call moved it (nil for
+    /// a repeated tap).
+    @discardableResult
+    func advance(_ number: Int, driver: Int64, from: Set<BookingState>, to: BookingState) async throws(ServiceError) -> Booking? {
+        let now = milliseconds(self.now)
+        return try await serviceCall {
+            try await store.write { c -> Booking? in
+                let row = try Self.driversRow(c, number, driver)
+                let state = try row.string("state")
+                if state == to.rawValue { return nil }  // a repeated tap
+                guard let current = BookingState(rawValue: state), from.contains(current) else {
+                    throw ServiceError.conflict("booking \(number) is \(state), not \(from.map(\.rawValue).sorted().joined(separator: " or "))")
+                }
+                try c.execute("UPDATE bookings SET state = ?, updated_ms = ? WHERE number = ?", [.text(to.rawValue), .integer(now), .integer(Int64(number))])
+                try Self.event(c, number, to, now, "")
+                return try Self.decode(row)
+            }
+        }
+    }
+
+    /// Ends the trip: the final fare from the trip's track (the cab's reports since the start,
+    /// routed on the road graph; the booked route when it has none), the waiting at the
+    /// pickup (from the history) and on the way (from the track), the tolls and the
+    /// first-ride promotion; the payment settled from the hold or in cash; the invoice
+    /// queued; the cab free again.
+    ///
+    /// The driver's report is a claim: its metres are kept beside the billed distance, and a
+    /// trip whose meter and track disagree by more than the city's tolerance is flagged for
+    /// review. A wallet never pays more than the held estimate plus
+    /// ``BookingSettings/confirmAbovePercent`` without the passenger's confirmation.
+    public func complete(_ number: Int, driver: Int64, trip: TripReport, key: IdempotencyKey) async throws(ServiceError) -> TripInvoice {
+        guard (0...1_000_000_000).contains(trip.metres) else { throw .invalid(field: "metres", reason: "must be between 0 and 1000000000") }
+        guard (0...86_400).contains(trip.waitingOnTheWaySeconds) else {
+            throw .invalid(field: "waitingOnTheWaySeconds", reason: "must be between 0 and 86400")
+        }
+        let b = try await load(number)
+        guard b.driver == driver else { throw .notFound("booking \(number)") }
+        let type = b.cabType
+        let rate: FareRate
+        do { rate = try city.fares.rate(at: b.pickup, in: city.zones, type: type) } catch { throw .conflict(error.description) }
+        let tollWays = trip.tollWays ?? routers.with { (try? $0.route(from: b.pickup, to: b.destination))?.tollWays } ?? []
+        let charge: TollList.Charge
+        do { charge = try city.tolls.charge(for: tollWays, type: type) } catch { throw .conflict(error.description) }
+        let measured = try await measure(b)
+        let review = Self.review(meter: trip.metres, meterWaiting: trip.waitingOnTheWaySeconds, measured: measured, settings: city.settings)
+        let now = milliseconds(self.now), chart = city.fares, percent = commissionPercent
+        let capPercent = city.settings.confirmAbovePercent
+        let invoice: TripInvoice = try await serviceCall {
+            try await store.write(locking: Ledger.turns) { c in
+                try Idempotency.once(c, key: key, operation: "complete", request: "\(number)|\(driver)|\(trip.metres)|\(trip.waitingOnTheWaySeconds)|\(tollWays)", now: now) {
+                    let row = try Self.driversRow(c, number, driver)
+                    guard try row.string("state") == BookingState.started.rawValue else {
+                        throw ServiceError.conflict("booking \(number) is \(try row.string("state")), not started")
+                    }
+                    let times = try c.query("SELECT state, at_ms FROM booking_events WHERE booking_number = ? AND state IN ('arrived', 'started') ORDER BY id",
+                                            [.integer(Int64(number))])
+                    let arrivedAt = try times.last { try $0.string("state") == "arrived" }?.int64("at_ms")
+                    let startedAt = try times.last { try $0.string("state") == "started" }?.int64("at_ms")
+                    // Waiting is charged from the later of the cab's arrival and the time
+                    // booked: a cab early for a booking for later waits on its own time.
+                    let pickupMs = try row.int64("pickup_ms")
+                    let atPickup = arrivedAt.flatMap { a in startedAt.map { max(0, ($0 - max(a, pickupMs)) / 1000) } } ?? 0
+                    let fare = try chart.fare(TripMeasure(metres: measured.metres, waitingSeconds: atPickup + measured.waitingSeconds,
+                                                          tolls: charge.total), at: rate, firstRide: try row.bool("first_ride"))
+                    // What the wallet pays unasked: the estimate held plus the city's margin.
+                    let estimate = try row.int64("estimate")
+                    let cap = estimate.multipliedReportingOverflow(by: 100 + capPercent).partialValue / 100
+                    let wallet = try row.string("payment") == PaymentMethod.wallet.rawValue
+                    let charged = wallet ? min(fare.total, max(cap, estimate)) : fare.total
+                    let awaiting = fare.total - charged
+                    var flags = review.map { [$0] } ?? []
+                    if awaiting > 0 { flags.append("fare \(fare.total) is above \(charged) (the estimate \(estimate) plus \(capPercent) %): \(awaiting) awaits the passenger's confirmation") }
+                    let reviewText = flags.isEmpty ? nil : flags.joined(separator: "; ")
+                    let reference = Self.reference(number, created: try row.int64("created_ms"), revision: try row.int64("revision"))
+                    let paid = try Wallet.settleFare(c, reference: reference, fare: charged, driver: driver,
+                                                     commissionPercent: percent, now: now)
+                    try c.execute("""
+                        UPDATE bookings SET state = 'completed', fare = ?, ended_ms = ?, updated_ms = ?, billed_metres = ?, meter_metres = ?,
+                            review = ?, awaiting_confirmation = ? WHERE number = ?
+                        """, [.integer(fare.total), .integer(now), .integer(now), .integer(measured.metres), .integer(trip.metres),
+                              reviewText.map { .text($0) } ?? .null, .integer(awaiting), .integer(Int64(number))])
+                    try Self.event(c, number, .completed, now, "fare \(fare.total), \(paid.method); billed \(measured.metres) m from \(measured.reports) reports, meter \(trip.metres) m"
+                                                                + (reviewText.map { "; review: \($0)" } ?? ""))
+                    return TripInvoice(booking: number, base: fare.base, distance: fare.distance, waiting: fare.waiting, tolls: fare.tolls,
+                                       discount: fare.discount, total: fare.total, method: paid.method, walletPaid: paid.walletPaid,
+                                       cashPaid: paid.cashPaid, commission: paid.commission, billedMetres: measured.metres,
+                                       meterMetres: trip.metres, review: reviewText, awaitingConfirmation: awaiting)
+                }
+            }
+        }
+        state.withLock { s in
+            s.tracks[number] = nil
+            if let cab = b.cab, s.tripOfCab[cab] == number { s.tripOfCab[cab] = nil }
+        }
+        if let cab = b.cab { try? dispatcher.setStatus(of: cab, to: .available) }
+        return invoice
+    }
+
+    /// The trip's measure from its track: the points this process holds and those a previous
+    /// owner of the city wrote, in time order.
+    func measure(_ b: Booking) async throws(ServiceError) -> TripMeasurement {
+        let number = b.number
+        let stored: [TrackPoint] = try await serviceCall {
+            try await store.read { c in
+                try c.query("SELECT at_ms, lat_e7, lon_e7 FROM trip_points WHERE booking_number = ? ORDER BY at_ms", [.integer(Int64(number))]).map {
+                    TrackPoint(position: Coordinate(unchecked: Double(try $0.int64("lat_e7")) / 1e7, Double(try $0.int64("lon_e7")) / 1e7),
+                               time: date(milliseconds: try $0.int64("at_ms")))
+                }
+            }
+        }
+        let live = state.withLock { $0.tracks[number] ?? [] }
+        var byTime: [Int64: TrackPoint] = [:]
+        for p in stored + live { byTime[milliseconds(p.time)] = p }
+        let track = byTime.keys.sorted().compactMap { byTime[$0] }
+        let completedAt = now
+        return routers.with { router in
+            let booked = (try? router.route(from: b.pickup, to: b.destination))?.distanceMetres
+            return TripMeasurement.measure(track: track, pickup: b.pickup, destination: b.destination, completedAt: completedAt,
+                                           booked: booked) { a, z in
+                // The shortest road between two reports, not the fastest: the cab drove from one
+                // to the other, and between close points the shortest is the likeliest.
+                (try? router.route(from: a, to: z, metric: .distance))?.distanceMetres
+            }
+        }
+    }
+
+    /// Why a trip's meter and track disagree beyond the city's tolerance, or nil.
+    static func review(meter: Int64, meterWaiting: Int64, measured: TripMeasurement, settings: BookingSettings) -> String? {
+        var reasons: [String] = []
+        let tolerance = max(settings.meterToleranceMetres, settings.meterToleranceShare * Double(measured.metres))
+        if abs(Double(meter) - Double(measured.metres)) > tolerance {
+            reasons.append("meter \(meter) m, track \(measured.metres) m")
+        }
+        if meterWaiting > measured.waitingSeconds + 120 {
+            reasons.append("meter waited \(meterWaiting) s, track \(measured.waitingSeconds) s")
+        }
+        return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
+    }
+
+    /// The passenger confirms the part of a fare that was above what the wallet pays unasked:
+    /// it is paid from the wallet now, once (by `key`).
+    /// - Throws: `conflict` when nothing awaits confirmation or the wallet holds too little.
+    public func confirmFare(_ number: Int, for passenger: Int64, key: IdempotencyKey) async throws(ServiceError) -> Int64 {
+        let now = milliseconds(self.now), percent = commissionPercent
+        return try await serviceCall {
+            try await store.write(locking: Ledger.turns) { c in
+                try Idempotency.once(c, key: key, operation: "confirm-fare", request: "\(number)|\(passenger)", now: now) { () -> Int64 in
+                    let row = try Self.ownRow(c, number, passenger)
+                    let awaiting = try row.int64("awaiting_confirmation")
+                    guard awaiting > 0, let driver = try row.optionalInt64("driver_id") else {
+                        throw ServiceError.conflict("booking \(number) has no fare awaiting confirmation")
+                    }
+                    let reference = Self.reference(number, created: try row.int64("created_ms"), revision: try row.int64("revision"))
+                    try Wallet.payConfirmed(c, reference: reference, passenger: passenger, amount: awaiting, driver: driver,
+                                            commissionPercent: percent, now: now)
+                    try c.execute("UPDATE bookings SET awaiting_confirmation = 0, updated_ms = ? WHERE number = ?",
+                                  [.integer(now), .integer(Int64(number))])
+                    try Self.event(c, number, .completed, now, "the passenger confirmed \(awaiting) more")
+                    return awaiting
+                }
+            }
+        }
+    }
+}
