@@ -286,3 +286,28 @@ struct PaymentCallbackTests {
         }
     }
 }
+
+@Suite("WayfareServer: registration tells nobody who is registered")
+struct RegistrationEnumerationTests {
+    @Test("a taken number or e-mail gets the same answer as a free one, test code included; the decoy code activates nothing")
+    func sameAnswer() async throws {
+        let rig = try Rig()
+        try await rig.run { api in
+            _ = try await api.passenger(1)  // 9800000001, p1@example.com
+            func register(_ mobile: String, _ email: String) async throws -> API.Answer {
+                try await api.call(.post, "/v1/accounts", #"{"name":"Someone","mobile":"\#(mobile)","email":"\#(email)","password":"another ride 9","confirmation":"another ride 9"}"#)
+            }
+            let free = try await register("9800000077", "free@example.com")
+            for taken in [try await register("9800000001", "new@example.com"), try await register("9800000078", "p1@example.com")] {
+                #expect(taken.status == free.status && taken["status"] == free["status"], "\(taken.text)")
+                func keys(_ v: JSONValue) -> Set<String> { if case let .object(m) = v { Set(m.map(\.0)) } else { [] } }
+                #expect(keys(taken.json) == keys(free.json) && taken["mobile"] != nil, "\(taken.text) vs \(free.text)")
+                #expect(taken["test_code"]?.stringValue?.count == 6)
+            }
+            let decoy = try await api.call(.post, "/v1/accounts/verify", #"{"mobile":"9800000001","code":"\#(try await register("9800000001", "x@example.com")["test_code"]?.stringValue ?? "")"}"#)
+            #expect(decoy.status == 401, "\(decoy.text)")
+            let real = try await api.call(.post, "/v1/accounts/verify", #"{"mobile":"9800000077","code":"\#(free["test_code"]?.stringValue ?? "")"}"#)
+            #expect(real.status == 201, "\(real.text)")
+        }
+    }
+}
