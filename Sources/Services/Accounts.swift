@@ -322,10 +322,7 @@ public struct Accounts: Sendable {
     ///   a row and until the suspension ends, even with the right password.
     public func logIn(mobile: String, password: String) async throws(ServiceError) -> Session {
         let mobile = (try? Validate.mobile(mobile)) ?? ""
-        let user = try await verifyPassword(mobile: mobile, password: password)
-        let verified = try await serviceCall {
-            try await store.read { c in try c.first("SELECT verified_ms FROM users WHERE id = ?", [.integer(user.id)])?.optionalInt64("verified_ms") != nil }
-        }
+        let (user, verified) = try await verifyPassword(mobile: mobile, password: password)
         // Said only to whoever knows the password.
         guard verified else { throw .forbidden("verify the mobile number first: enter the code sent to it") }
         let token = Self.newToken()
@@ -506,14 +503,15 @@ public struct Accounts: Sendable {
     /// password after the same hashing work, so the answer tells nothing more than the others.
     /// An attempt whose process died after counting it stays counted: a failure, which errs
     /// on the side of the account.
-    private func verifyPassword(mobile: String, password: String) async throws(ServiceError) -> User {
+    /// Returns the user and whether their mobile number is verified (read in the same row).
+    private func verifyPassword(mobile: String, password: String) async throws(ServiceError) -> (User, verified: Bool) {
         let now = self.now
         let maximum = Int64(settings.maximumFailedAttempts)
-        enum Admission { case unknown, suspended(Int64), full, admitted(User, String) }
+        enum Admission { case unknown, suspended(Int64), full, admitted(User, String, verified: Bool) }
         let admission = try await serviceCall {
             try await store.write { c -> Admission in
                 guard let row = try c.first("""
-                    SELECT id, role, name, mobile, email, suspended_until_ms, password_hash FROM users WHERE mobile = ?
+                    SELECT id, role, name, mobile, email, suspended_until_ms, password_hash, verified_ms FROM users WHERE mobile = ?
                     """, [.text(mobile)]) else {
                     try Self.probe(c, name: mobile, now: now)
                     return .unknown
@@ -524,11 +522,11 @@ public struct Accounts: Sendable {
                     UPDATE users SET failed_attempts = failed_attempts + 1 WHERE id = ? AND failed_attempts < ? RETURNING failed_attempts
                     """, [.integer(user.id), .integer(maximum)])
                 guard counted != nil else { return .full }
-                return .admitted(user, try row.string("password_hash"))
+                return .admitted(user, try row.string("password_hash"), verified: try row.optionalInt64("verified_ms") != nil)
             }
         }
         let hasher = self.hasher
-        let user: User, stored: String
+        let user: User, stored: String, verified: Bool
         switch admission {
         case .suspended(let until):
             throw .suspended(until: date(milliseconds: until))
@@ -537,9 +535,10 @@ public struct Accounts: Sendable {
             _ = try? await offThePool { try hasher.hash(password.isEmpty ? "-" : password) }
             _ = try? await serviceCall { try await store.write { c in try Self.probe(c, name: mobile, now: now) } }
             throw .unauthorized("wrong mobile number or password")
-        case .admitted(let u, let s):
+        case .admitted(let u, let s, let v):
             user = u
             stored = s
+            verified = v
         }
         checks.withLock { $0 += 1 }
         let matches = try await serviceCall { try await offThePool { hasher.verify(password, against: stored) } }
@@ -572,7 +571,7 @@ public struct Accounts: Sendable {
         }
         var fresh = user
         fresh.suspendedUntil = nil
-        return fresh
+        return (fresh, verified)
     }
 
     /// How many passwords this service has checked against a stored hash (the lockout test

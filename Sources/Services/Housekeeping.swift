@@ -70,7 +70,12 @@ public struct Housekeeping: Sendable {
                 purged.resets = try c.execute("DELETE FROM password_resets WHERE expires_ms < ? OR used_ms < ?",
                                               [resets, resets])
                 purged.idempotency = try c.execute("DELETE FROM idempotency WHERE created_ms < ?", [answers])
-                purged.notifications = try c.execute("DELETE FROM outbox WHERE sent_ms < ?", [sent])
+                // Sent ones, and the records of codes and reset links whose one send failed (they
+                // are never retried from the outbox: the secret is not stored).
+                purged.notifications = try c.execute("""
+                    DELETE FROM outbox WHERE sent_ms < ?
+                        OR (sent_ms IS NULL AND kind IN ('password-reset', 'verification-code') AND created_ms < ?)
+                    """, [sent, sent])
                 // Login names tried that match no account, and registrations nobody verified.
                 try c.execute("DELETE FROM login_probes WHERE last_ms < ?", [sessions])
                 try c.execute("DELETE FROM verification_codes WHERE expires_ms < ?", [sessions])

@@ -90,13 +90,8 @@ struct ServeCommand: ParsableCommand {
         case let other?: throw CLIError("--payments must be test (the only gateway in this build), not \"\(other.prefix(20))\"")
         }
         guard sms == nil || sms == "test" else { throw CLIError("--sms must be test (the only SMS sender in this build), not \"\(sms!.prefix(20))\"") }
-        var callbackSecret: [UInt8]?
-        if let file = gatewaySecretFile {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8),
-                  let line = text.split(separator: "\n").first, line.utf8.count >= 16 else {
-                throw CLIError("--gateway-secret-file: \(file) must hold a secret of at least 16 characters on its first line")
-            }
-            callbackSecret = Array(line.utf8)
+        let callbackSecret = try gatewaySecretFile.map { file throws(CLIError) in
+            Array(try secret(firstLineOf: file, option: "--gateway-secret-file", minimum: 16).utf8)
         }
         let store = try address.open()
         defer { store.close() }

@@ -36,18 +36,10 @@ enum StoreAddress: Equatable {
 
     /// The password from `file` (its first line) or the environment, or nil.
     static func password(file: String?) throws(CLIError) -> String? {
-        if let file {
-            let text: String
-            do { text = try String(contentsOfFile: file, encoding: .utf8) } catch {
-                throw CLIError("--store-password-file: cannot read \(file)")
-            }
-            guard let line = text.split(separator: "\n", omittingEmptySubsequences: false).first, !line.isEmpty else {
-                throw CLIError("--store-password-file: \(file) is empty")
-            }
-            return String(line)
-        }
+        if let file { return try secret(firstLineOf: file, option: "--store-password-file") }
         return ProcessInfo.processInfo.environment[passwordVariable].flatMap { $0.isEmpty ? nil : $0 }
     }
+
 
     /// The engine's name, for reports.
     var engine: String {
@@ -66,4 +58,15 @@ enum StoreAddress: Equatable {
             }
         } catch { throw CLIError("--store: \(error)") }
     }
+}
+
+/// A secret from the first line of `file` (secrets never sit on a command line, where every
+/// user sees them in `ps`), at least `minimum` bytes long.
+/// - Throws: a one-line error naming `option` when the file cannot be read or the line is short.
+func secret(firstLineOf file: String, option: String, minimum: Int = 1) throws(CLIError) -> String {
+    guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw CLIError("\(option): cannot read \(file)") }
+    guard let line = text.split(separator: "\n", omittingEmptySubsequences: false).first, line.utf8.count >= minimum else {
+        throw CLIError("\(option): the first line of \(file) must hold a secret of at least \(minimum) characters")
+    }
+    return String(line)
 }
