@@ -233,6 +233,10 @@ import Glibc
             (["serve", "--city", folder.url.path, "--trusted-proxy", "any"], "--trusted-proxy"),
             (["serve", "--city", Self.monaco], "--payments test"),
             (["serve", "--city", Self.monaco, "--payments", "live"], "--payments must be test"),
+            (["serve", "--city", Self.monaco, "--payments", "test", "--sms", "carrier-pigeon"], "--sms must be test"),
+            (["serve", "--city", Self.monaco, "--payments", "test", "--idle-timeout", "0"], "--idle-timeout"),
+            (["serve", "--city", Self.monaco, "--payments", "test", "--idle-timeout", "nan"], "--idle-timeout"),
+            (["serve", "--city", Self.monaco, "--payments", "test", "--max-connections", "1"], "--max-connections"),
             (["serve", "--city", Self.monaco, "--payments", "test", "--gateway-secret-file", folder.path("none")], "--gateway-secret-file"),
         ] {
             let r = try runWayfare(arguments)
