@@ -137,9 +137,15 @@ struct AccountsTests {
                 }
             }
             // Paired by round, so that the load of the tests running beside this one cancels out.
+            // A difference is an oracle when it is both consistent (a sign test: one side slower
+            // in at least 20 of 24 rounds, which equal work does with a chance of 0.15 %) and
+            // large (a median paired gap over 10 % of the time and half a millisecond).
             let (mk, mu, gap) = (median(k), median(u), median(zip(k, u).map { $0 - $1 }))
-            results.append("\(operation): known \(String(format: "%.2f", mk * 1000)) ms, unknown \(String(format: "%.2f", mu * 1000)) ms")
-            #expect(abs(gap) <= max(0.3 * max(mk, mu), 0.0005), "\(operation): medians \(mk) s and \(mu) s, paired gap \(gap) s")
+            let slowerKnown = zip(k, u).filter { $0 > $1 }.count
+            results.append("\(operation): known \(String(format: "%.2f", mk * 1000)) ms, unknown \(String(format: "%.2f", mu * 1000)) ms, known slower in \(slowerKnown)/24")
+            let consistent = slowerKnown >= 20 || slowerKnown <= 4
+            let large = abs(gap) > max(0.1 * max(mk, mu), 0.0005)
+            #expect(!(consistent && large), "\(operation): medians \(mk) s and \(mu) s, paired gap \(gap) s, known slower in \(slowerKnown) of 24")
         }
         print("timing of known and unknown accounts (medians of 24): " + results.joined(separator: "; "))
     }
