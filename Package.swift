@@ -20,6 +20,7 @@ import PackageDescription
 //   Services                    accounts, wallet ledger, bookings and the rest, on any store
 //   ServiceSimulation           a city at work through the services: bookings, payments, revenue
 //   CityFolder                  a city's files in one folder (zones, roads, places, fares, tolls, settings), loaded checked
+//   WayfareAPI                  the HTTP API's wire: its request and answer types, endpoints, strict decoder, OpenAPI document
 //   WayfareServer               the HTTP JSON API on Hummingbird 2 (`wayfare serve`); only the CLI depends on it
 //   WayfareDemo                 `wayfare demo`: the server on loopback, the simulated city over HTTP, summary and map
 //   WayfareTestKit              seeded fixtures and baselines for tests, benchmarks and samples
@@ -48,6 +49,7 @@ let package = Package(
         .library(name: "Services", targets: ["Services"]),
         .library(name: "ServiceSimulation", targets: ["ServiceSimulation"]),
         .library(name: "CityFolder", targets: ["CityFolder"]),
+        .library(name: "WayfareAPI", targets: ["WayfareAPI"]),
         .library(name: "WayfareServer", targets: ["WayfareServer"]),
         // Fixtures and baselines for the benchmark package; not part of the engine.
         .library(name: "WayfareTestKit", targets: ["WayfareTestKit"]),
@@ -113,7 +115,8 @@ let package = Package(
                                                           "RoadGraph", "Geodesy"], exclude: ["README.md"]),
         .target(name: "CityFolder", dependencies: ["Services", "Zones", "RoadGraph", "Geocoding", "Fares", "GeoJSON"],
                 exclude: ["README.md"]),
-        .target(name: "WayfareServer", dependencies: ["CityFolder", "Services", "Storage", "Fares", "TaxiDispatch", "Fleet", "Zones",
+        .target(name: "WayfareAPI", dependencies: ["Services", "TaxiDispatch", "Geodesy", "GeoJSON"], exclude: ["README.md"]),
+        .target(name: "WayfareServer", dependencies: ["WayfareAPI", "CityFolder", "Services", "Storage", "Fares", "TaxiDispatch", "Fleet", "Zones",
                                                       "RoadGraph", "Geocoding", "Geodesy", "GeoJSON",
                                                       .product(name: "Hummingbird", package: "hummingbird"),
                                                       .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -123,7 +126,7 @@ let package = Package(
                                                       .product(name: "Prometheus", package: "swift-prometheus"),
                                                       .product(name: "Crypto", package: "swift-crypto")],
                 exclude: ["README.md"]),
-        .target(name: "WayfareDemo", dependencies: ["WayfareServer", "ServiceSimulation", "CitySimulation", "CityFolder", "Services",
+        .target(name: "WayfareDemo", dependencies: ["WayfareAPI", "WayfareServer", "ServiceSimulation", "CitySimulation", "CityFolder", "Services",
                                                     "Storage", "TaxiDispatch", "Fleet", "Zones", "Geodesy", "GeoJSON", "BinaryFile",
                                                     .product(name: "AsyncHTTPClient", package: "async-http-client"),
                                                     .product(name: "Hummingbird", package: "hummingbird"),
@@ -166,7 +169,8 @@ let package = Package(
                           path: "Tests/LedgerCrashWorker"),
         .testTarget(name: "ServicesTests", dependencies: ["Storage", "PostgresStorage", "Services", "ServiceSimulation", "CitySimulation", "Fares", "Zones", "ZoneImport", "Fleet", "RoadGraph", "TaxiDispatch", "Geodesy", "TestSupport"]),
         .testTarget(name: "FaresTests", dependencies: ["Fares", "Zones", "ZoneImport", "Fleet", "RoadGraph", "Geodesy", "TestSupport"]),
-        .testTarget(name: "WayfareServerTests", dependencies: ["WayfareServer", "WayfareDemo", "ServiceSimulation", "CityFolder", "Services", "Storage", "PostgresStorage",
+        .testTarget(name: "WayfareAPITests", dependencies: ["WayfareAPI", "Services", "GeoJSON", "Geodesy"]),
+        .testTarget(name: "WayfareServerTests", dependencies: ["WayfareAPI", "WayfareServer", "WayfareDemo", "ServiceSimulation", "CityFolder", "Services", "Storage", "PostgresStorage",
                                                               "Geodesy", "GeoJSON", "TestSupport", "ZoneImport", "Zones", "RoadGraph",
                                                               "Geocoding", "TaxiDispatch", "Fleet",
                                                               .product(name: "HummingbirdTesting", package: "hummingbird"),

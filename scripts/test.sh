@@ -47,7 +47,7 @@ fi
 echo "== Documentation: a doc comment on every public declaration; the DocC catalogs build without warnings"
 python3 scripts/check-doc-comments.py
 docc_targets=()
-for m in Geodesy GeoJSON Projection Geometry CSVFile Zones ZoneImport SpatialIndex Fleet Favourites OSM RoadGraph Geocoding TaxiDispatch CitySimulation Fares Storage PostgresStorage Services ServiceSimulation CityFolder WayfareServer WayfareTestKit; do
+for m in Geodesy GeoJSON Projection Geometry CSVFile Zones ZoneImport SpatialIndex Fleet Favourites OSM RoadGraph Geocoding TaxiDispatch CitySimulation Fares Storage PostgresStorage Services ServiceSimulation CityFolder WayfareAPI WayfareServer WayfareTestKit; do
     docc_targets+=(--target "$m")
 done
 swift package generate-documentation "${docc_targets[@]}" --warnings-as-errors >/dev/null

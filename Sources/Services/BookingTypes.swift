@@ -98,7 +98,7 @@ public enum BookingState: String, Sendable, Codable, CaseIterable {
 }
 
 /// How a trip is paid.
-public enum PaymentMethod: String, Sendable, Codable {
+public enum PaymentMethod: String, Sendable, Codable, CaseIterable {
     /// From the wallet: the estimate is held at booking.
     case wallet
     /// Cash to the driver.
@@ -146,7 +146,7 @@ public struct BookingChange: Sendable, Equatable {
 /// A booking as stored.
 public struct Booking: Sendable, Equatable {
     /// Booked for now or for later.
-    public enum Kind: String, Sendable, Codable { case now, later }
+    public enum Kind: String, Sendable, Codable, CaseIterable { case now, later }
 
     /// The booking id: six digits, random, unique.
     public var number: Int

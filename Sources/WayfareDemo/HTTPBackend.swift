@@ -8,6 +8,7 @@ import NIOHTTP1
 import ServiceSimulation
 import Services
 import TaxiDispatch
+import WayfareAPI
 
 /// The services of a city as a `wayfare serve` process offers them, over HTTP: the
 /// simulated passengers' and drivers' apps of `wayfare demo` talk to the server through
@@ -79,44 +80,41 @@ package final class HTTPBackend: TaxiBackend {
 
     package func registerPassenger(_ n: Int) async throws(ServiceError) -> Int64 {
         let mobile = String(8_000_000_000 + n), password = "simulated rider 2026"
-        let sent = try await call(.POST, "/v1/accounts", body: Self.registration("Passenger \(n)", mobile: mobile,
-                                                                                  email: "passenger\(n)@simulation.example", password: password))
+        let sent = try await call(.register, body: Self.account("Passenger \(n)", mobile: mobile, email: "passenger\(n)@simulation.example",
+                                                                 password: password), as: CodeSent.self)
         // The demo's server runs test SMS: the code comes back in the answer.
-        guard let code = sent["test_code"]?.stringValue else { throw .conflict("no verification code for \(mobile): \(sent.serialized)") }
-        let user = try await call(.POST, "/v1/accounts/verify", body: .object([("mobile", .string(mobile)), ("code", .string(code))]))
-        let id = try Self.int64(user["id"], "id")
+        guard let code = sent.testCode else { throw .conflict("no verification code for \(mobile)") }
+        let id = try await call(.verify, body: AccountVerification(mobile: mobile, code: code), as: UserAnswer.self).id
         let token = try await logIn(mobile: mobile, password: password)
         state.withLock { $0.passengers[id] = token }
         return id
     }
 
     package func refill(passenger: Int64, amount: Int64) async throws(ServiceError) {
-        let answer = try await call(.POST, "/v1/wallet/refills", token: passengerToken(passenger), key: true,
-                                    body: .object([("amount", .number(Double(amount))), ("payment_token", .string("tok_visa"))]))
-        guard answer["status"]?.stringValue == "completed" else { throw .conflict("the test card was not charged: \(answer.serialized)") }
+        let answer = try await call(.refill, token: passengerToken(passenger), body: RefillOrder(amount: amount, paymentToken: "tok_visa"),
+                                    as: RefillOutcome.self)
+        guard answer.status == .completed else { throw .conflict("the test card was not charged: \(answer.status.rawValue)") }
     }
 
     package func startShift(driver n: Int, cab: CabProfile) async throws(ServiceError) -> Int64 {
         let admin = try await adminToken()
         let mobile = String(7_000_000_000 + n), password = "simulated driver 2026"
-        let user = try await call(.POST, "/v1/drivers", token: admin, body: Self.registration("Driver \(n)", mobile: mobile,
-                                                                                              email: "driver\(n)@simulation.example", password: password))
-        let id = try Self.int64(user["id"], "id")
+        let id = try await call(.createDriver, token: admin, body: Self.account("Driver \(n)", mobile: mobile, email: "driver\(n)@simulation.example",
+                                                                              password: password), as: UserAnswer.self).id
         let token = try await logIn(mobile: mobile, password: password)
-        _ = try await call(.POST, "/v1/driver/shift", token: token,
-                           body: .object([("cab_id", .string(cab.id)), ("cab_type", .string(cab.type.name)), ("seats", .number(Double(cab.seats)))]))
+        try await call(.startShift, token: token, body: ShiftStart(cabID: cab.id, cabType: cab.type.name, seats: cab.seats))
         state.withLock { $0.drivers[id] = (token, cab.id) }
         return id
     }
 
     package func report(driver: Int64, position: Coordinate, at time: Date) async throws(ServiceError) {
-        _ = try await call(.POST, "/v1/driver/position", token: driverToken(driver), body: .object([("position", Self.json(position))]))
+        try await call(.reportPosition, token: driverToken(driver), body: PositionReport(position: LatLon(position)))
         // A report can bring a cab into reach of a waiting booking: the dispatcher may offer.
         state.withLock { $0.pollNeeded = true }
     }
 
     package func setAvailable(driver: Int64, _ available: Bool) async throws(ServiceError) {
-        _ = try await call(.POST, "/v1/driver/availability", token: driverToken(driver), body: .object([("available", .bool(available))]))
+        try await call(.setAvailability, token: driverToken(driver), body: AvailabilityChange(available: available))
         state.withLock { s in
             s.pollNeeded = true
             if available { s.unavailable.remove(driver) } else { s.unavailable.insert(driver) }
@@ -124,8 +122,8 @@ package final class HTTPBackend: TaxiBackend {
     }
 
     package func bookNow(_ request: BookingRequest) async throws(ServiceError) -> Booking {
-        let booking = try Self.booking(try await call(.POST, "/v1/bookings", token: passengerToken(request.passenger), key: true,
-                                                      body: Self.json(request, pickupTime: nil)), passenger: request.passenger)
+        let booking = try Self.booking(try await call(.book, token: passengerToken(request.passenger), body: Self.order(request, pickupTime: nil),
+                                                      as: BookingAnswer.self), passenger: request.passenger)
         state.withLock { s in
             s.pollNeeded = true
             if booking.state == .requested { s.awaiting[booking.number] = .distantPast }
@@ -134,15 +132,15 @@ package final class HTTPBackend: TaxiBackend {
     }
 
     package func bookLater(_ request: BookingRequest, at pickupTime: Date) async throws(ServiceError) -> Booking {
-        let booking = try Self.booking(try await call(.POST, "/v1/bookings", token: passengerToken(request.passenger), key: true,
-                                                      body: Self.json(request, pickupTime: pickupTime)), passenger: request.passenger)
+        let booking = try Self.booking(try await call(.book, token: passengerToken(request.passenger), body: Self.order(request, pickupTime: pickupTime),
+                                                      as: BookingAnswer.self), passenger: request.passenger)
         let from = pickupTime.addingTimeInterval(-allocateBefore - 60)
         state.withLock { $0.awaiting[booking.number] = from }
         return booking
     }
 
     package func cancel(_ booking: Int, passenger: Int64) async throws(ServiceError) {
-        _ = try await call(.POST, "/v1/bookings/\(booking)/cancel", token: passengerToken(passenger), key: true, body: nil)
+        _ = try await call(.cancelBooking, ["number": "\(booking)"], token: passengerToken(passenger), as: BookingAnswer.self)
         state.withLock { _ = $0.awaiting.removeValue(forKey: booking) }
     }
 
@@ -155,19 +153,15 @@ package final class HTTPBackend: TaxiBackend {
         guard let drivers else { return [] }
         var offers: [DriverOffer] = []
         for (driver, token) in drivers {
-            guard let answer = try? await call(.GET, "/v1/driver/offers", token: token, body: nil),
-                  let list = answer["offers"]?.arrayValue else { continue }
-            for item in list {
-                guard let offer = try? Self.offer(item, driver: driver) else { continue }
-                offers.append(offer)
-            }
+            guard let answer = try? await call(.offers, token: token, as: OfferList.self) else { continue }
+            offers += answer.offers.compactMap { Self.offer($0, driver: driver) }
         }
         let fresh = state.withLock { s in offers.filter { s.offersSeen.insert($0.id).inserted } }
         return fresh.sorted { $0.id < $1.id }
     }
 
     package func answer(_ offer: DriverOffer, accept: Bool) async throws(ServiceError) {
-        _ = try await call(.POST, "/v1/driver/offers/\(offer.id)", token: driverToken(offer.driver), body: .object([("accept", .bool(accept))]))
+        try await call(.answerOffer, ["id": "\(offer.id)"], token: driverToken(offer.driver), body: OfferReply(accept: accept))
         state.withLock { s in
             s.pollNeeded = true
             if accept {
@@ -178,27 +172,22 @@ package final class HTTPBackend: TaxiBackend {
     }
 
     package func arrived(_ booking: Int, driver: Int64) async throws(ServiceError) {
-        _ = try await call(.POST, "/v1/driver/bookings/\(booking)/arrived", token: driverToken(driver), body: nil)
+        try await call(.arrived, ["number": "\(booking)"], token: driverToken(driver))
     }
 
     package func started(_ booking: Int, driver: Int64) async throws(ServiceError) {
-        _ = try await call(.POST, "/v1/driver/bookings/\(booking)/started", token: driverToken(driver), body: nil)
+        try await call(.started, ["number": "\(booking)"], token: driverToken(driver))
     }
 
     package func complete(_ booking: Int, driver: Int64, metres: Int64) async throws(ServiceError) -> TripInvoice {
         defer { state.withLock { $0.pollNeeded = true; $0.unavailable.remove(driver) } }
-        let i = try await call(.POST, "/v1/driver/bookings/\(booking)/complete", token: driverToken(driver), key: true,
-                               body: .object([("metres", .number(Double(metres)))]))
-        return TripInvoice(booking: try Self.int(i["booking"], "booking"), base: try Self.int64(i["base"], "base"),
-                           distance: try Self.int64(i["distance"], "distance"), waiting: try Self.int64(i["waiting"], "waiting"),
-                           tolls: try Self.int64(i["tolls"], "tolls"), discount: try Self.int64(i["discount"], "discount"),
-                           total: try Self.int64(i["total"], "total"), method: i["method"]?.stringValue ?? "",
-                           walletPaid: try Self.int64(i["wallet_paid"], "wallet_paid"), cashPaid: try Self.int64(i["cash_paid"], "cash_paid"),
-                           commission: try Self.int64(i["commission"], "commission"))
+        let i = try await call(.completeTrip, ["number": "\(booking)"], token: driverToken(driver), body: TripEnd(metres: metres), as: InvoiceAnswer.self)
+        return TripInvoice(booking: i.booking, base: i.base, distance: i.distance, waiting: i.waiting, tolls: i.tolls, discount: i.discount,
+                           total: i.total, method: i.method, walletPaid: i.walletPaid, cashPaid: i.cashPaid, commission: i.commission)
     }
 
     package func booking(_ number: Int, passenger: Int64) async throws(ServiceError) -> Booking {
-        let booking = try Self.booking(try await call(.GET, "/v1/bookings/\(number)", token: passengerToken(passenger), body: nil),
+        let booking = try Self.booking(try await call(.booking, ["number": "\(number)"], token: passengerToken(passenger), as: BookingAnswer.self),
                                        passenger: passenger)
         if booking.state != .requested { state.withLock { _ = $0.awaiting.removeValue(forKey: number) } }
         return booking
@@ -210,25 +199,21 @@ package final class HTTPBackend: TaxiBackend {
     }
 
     package func companyAccounts() async throws(ServiceError) -> CompanyAccounts {
-        let l = try await call(.GET, "/v1/admin/ledger", token: adminToken(), body: nil)
-        return CompanyAccounts(revenue: try Self.int64(l["revenue"], "revenue"), escrowHeld: try Self.int64(l["escrow_held"], "escrow_held"),
-                               gatewayOwes: try Self.int64(l["gateway_owes"], "gateway_owes"),
-                               owedToDrivers: try Self.int64(l["owed_to_drivers"], "owed_to_drivers"),
-                               owedToPassengers: try Self.int64(l["owed_to_passengers"], "owed_to_passengers"))
+        let l = try await call(.ledger, token: adminToken(), as: LedgerSummary.self)
+        return CompanyAccounts(revenue: l.revenue, escrowHeld: l.escrowHeld, gatewayOwes: l.gatewayOwes, owedToDrivers: l.owedToDrivers,
+                               owedToPassengers: l.owedToPassengers)
     }
 
     package func auditLedger() async throws(ServiceError) -> (sound: Bool, transfers: Int) {
-        let l = try await call(.GET, "/v1/admin/ledger", token: adminToken(), body: nil)
-        guard case let .bool(sound)? = l["sound"] else { throw Self.malformed("sound") }
-        return (sound, try Self.int(l["transfers"], "transfers"))
+        let l = try await call(.ledger, token: adminToken(), as: LedgerSummary.self)
+        guard let transfers = Int(exactly: l.transfers) else { throw Self.malformed("transfers") }
+        return (l.sound, transfers)
     }
 
     // MARK: Sessions
 
     func logIn(mobile: String, password: String) async throws(ServiceError) -> String {
-        let session = try await call(.POST, "/v1/sessions", body: .object([("mobile", .string(mobile)), ("password", .string(password))]))
-        guard let token = session["token"]?.stringValue else { throw Self.malformed("token") }
-        return token
+        try await call(.logIn, body: Credentials(mobile: mobile, password: password), as: SessionGrant.self).token
     }
 
     func passengerToken(_ id: Int64) throws(ServiceError) -> String {
@@ -253,16 +238,41 @@ package final class HTTPBackend: TaxiBackend {
 
     // MARK: HTTP
 
-    /// One request; a JSON error answer becomes the `ServiceError` it was made from.
-    func call(_ method: HTTPMethod, _ path: String, token: String? = nil, key: Bool = false, body: JSONValue?) async throws(ServiceError) -> JSONValue {
+    /// A call of `endpoint` with a JSON body, its answer read as `Answer` (leniently: a newer
+    /// server's extra fields are ignored).
+    func call<Body: Encodable, Answer: Decodable>(_ endpoint: Endpoint, _ ids: [String: String] = [:], token: String? = nil, body: Body,
+                                                  as answer: Answer.Type) async throws(ServiceError) -> Answer {
+        try Self.read(answer, try await send(endpoint, ids, token: token, body: WireEncoder.bytes(body)))
+    }
+
+    /// A call of `endpoint` without a body.
+    func call<Answer: Decodable>(_ endpoint: Endpoint, _ ids: [String: String] = [:], token: String? = nil,
+                                 as answer: Answer.Type) async throws(ServiceError) -> Answer {
+        try Self.read(answer, try await send(endpoint, ids, token: token, body: nil))
+    }
+
+    /// A call of `endpoint` whose answer has no body.
+    func call(_ endpoint: Endpoint, _ ids: [String: String] = [:], token: String? = nil, body: (some Encodable)? = Optional<Accepted>.none) async throws(ServiceError) {
+        _ = try await send(endpoint, ids, token: token, body: body.map { WireEncoder.bytes($0) })
+    }
+
+    static func read<Answer: Decodable>(_ type: Answer.Type, _ bytes: ByteBuffer) throws(ServiceError) -> Answer {
+        do { return try WireDecoder.answers.decode(type, from: bytes.readableBytesView) } catch { throw malformed(error.description) }
+    }
+
+    /// One request: `ids` fill the path's `{name}`s; an `Idempotency-Key` when the endpoint
+    /// takes one; a JSON error answer becomes the `ServiceError` it was made from.
+    func send(_ endpoint: Endpoint, _ ids: [String: String], token: String?, body: [UInt8]?) async throws(ServiceError) -> ByteBuffer {
         state.withLock { $0.requests += 1 }
+        var path = endpoint.path
+        for (name, value) in ids { path = path.replacingOccurrences(of: "{\(name)}", with: value) }
         var request = HTTPClientRequest(url: base + path)
-        request.method = method
+        request.method = HTTPMethod(rawValue: endpoint.method.rawValue)
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
-        if key { request.headers.add(name: "Idempotency-Key", value: IdempotencyKey.random().description) }
+        if endpoint.isIdempotent { request.headers.add(name: Parameter.idempotencyKey.name, value: IdempotencyKey.random().description) }
         if let body {
             request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(string: body.serialized))
+            request.body = .bytes(ByteBuffer(bytes: body))
         }
         let status: Int
         let bytes: ByteBuffer
@@ -273,18 +283,20 @@ package final class HTTPBackend: TaxiBackend {
         } catch {
             throw Self.unavailable(error)
         }
-        let json = bytes.readableBytes == 0 ? JSONValue.null : ((try? JSONParser.parse(Array(bytes.readableBytesView))) ?? .null)
-        guard (200..<300).contains(status) else { throw Self.error(status: status, json) }
-        return json
+        guard (200..<300).contains(status) else {
+            let answer = try? WireDecoder.answers.decode(ErrorAnswer.self, from: bytes.readableBytesView)
+            throw Self.error(status: status, answer)
+        }
+        return bytes
     }
 
     /// The service error an API error answer stands for (see `APIError.from`).
-    static func error(status: Int, _ json: JSONValue) -> ServiceError {
-        let code = json["error"]?["code"]?.stringValue ?? ""
-        let message = json["error"]?["message"]?.stringValue ?? "HTTP \(status)"
+    static func error(status: Int, _ answer: ErrorAnswer?) -> ServiceError {
+        let code = answer?.error.code ?? ""
+        let message = answer?.error.message ?? "HTTP \(status)"
         switch code {
         case "invalid":
-            let field = json["error"]?["field"]?.stringValue ?? ""
+            let field = answer?.error.field ?? ""
             let prefix = field + ": "
             return .invalid(field: field, reason: message.hasPrefix(prefix) ? String(message.dropFirst(prefix.count)) : message)
         case "not_found": return .notFound(message.hasSuffix(" not found") ? String(message.dropLast(" not found".count)) : message)
@@ -305,72 +317,28 @@ package final class HTTPBackend: TaxiBackend {
         .store(.decoding(column: field, expected: "the server's JSON"))
     }
 
-    // MARK: JSON
+    // MARK: The wire's types and the services'
 
-    static func registration(_ name: String, mobile: String, email: String, password: String) -> JSONValue {
-        .object([("name", .string(name)), ("mobile", .string(mobile)), ("email", .string(email)), ("password", .string(password)),
-                 ("confirmation", .string(password))])
+    static func account(_ name: String, mobile: String, email: String, password: String) -> NewAccount {
+        NewAccount(name: name, mobile: mobile, email: email, password: password, confirmation: password)
     }
 
-    static func json(_ c: Coordinate) -> JSONValue { .object([("lat", .number(c.latitude)), ("lon", .number(c.longitude))]) }
-
-    static func json(_ r: BookingRequest, pickupTime: Date?) -> JSONValue {
-        var fields: [(String, JSONValue)] = [("pickup", json(r.pickup)), ("destination", json(r.destination)),
-                                             ("cab_type", .string(r.cabType.name)), ("seats", .number(Double(r.seats))),
-                                             ("payment", .string(r.payment.rawValue))]
-        if let pickupTime { fields.append(("pickup_time", .string(timestamp(pickupTime)))) }
-        return .object(fields)
+    static func order(_ r: BookingRequest, pickupTime: Date?) -> BookingOrder {
+        BookingOrder(trip: TripOrder(pickup: LatLon(r.pickup), destination: LatLon(r.destination), cabType: r.cabType.name, seats: r.seats,
+                                     payment: r.payment), pickupTime: pickupTime)
     }
 
-    static func timestamp(_ date: Date) -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return f.string(from: date)
+    static func booking(_ b: BookingAnswer, passenger: Int64) throws(ServiceError) -> Booking {
+        guard let pickup = try? b.pickup.coordinate, let destination = try? b.destination.coordinate else { throw malformed("pickup") }
+        return Booking(number: b.number, passenger: passenger, kind: b.kind, state: b.state, pickup: pickup, destination: destination,
+                       pickupTime: b.pickupTime, cabType: CabType(b.cabType), seats: b.seats, payment: b.payment, estimate: b.estimate,
+                       cab: b.cab, driver: b.driver, etaSeconds: b.etaS, reason: b.reason, fare: b.fare, created: b.created)
     }
 
-    static func date(_ value: JSONValue?, _ field: String) throws(ServiceError) -> Date {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        guard let text = value?.stringValue, let date = f.date(from: text) else { throw malformed(field) }
-        return date
-    }
-
-    static func coordinate(_ value: JSONValue?, _ field: String) throws(ServiceError) -> Coordinate {
-        guard let lat = value?["lat"]?.numberValue, let lon = value?["lon"]?.numberValue,
-              let c = try? Coordinate(latitude: lat, longitude: lon) else { throw malformed(field) }
-        return c
-    }
-
-    static func int64(_ value: JSONValue?, _ field: String) throws(ServiceError) -> Int64 {
-        guard let n = value?.numberValue, n.rounded() == n, abs(n) < 9e15 else { throw malformed(field) }
-        return Int64(n)
-    }
-
-    static func int(_ value: JSONValue?, _ field: String) throws(ServiceError) -> Int { Int(try int64(value, field)) }
-
-    static func optionalInt64(_ value: JSONValue?, _ field: String) throws(ServiceError) -> Int64? {
-        if value == nil || value == .null { return nil }
-        return try int64(value, field)
-    }
-
-    static func booking(_ b: JSONValue, passenger: Int64) throws(ServiceError) -> Booking {
-        guard let kind = b["kind"]?.stringValue.flatMap(Booking.Kind.init(rawValue:)) else { throw malformed("kind") }
-        guard let state = b["state"]?.stringValue.flatMap(BookingState.init(rawValue:)) else { throw malformed("state") }
-        guard let payment = b["payment"]?.stringValue.flatMap(PaymentMethod.init(rawValue:)) else { throw malformed("payment") }
-        return Booking(number: try int(b["number"], "number"), passenger: passenger, kind: kind, state: state,
-                       pickup: try coordinate(b["pickup"], "pickup"), destination: try coordinate(b["destination"], "destination"),
-                       pickupTime: try date(b["pickup_time"], "pickup_time"), cabType: CabType(b["cab_type"]?.stringValue ?? ""),
-                       seats: try int(b["seats"], "seats"), payment: payment, estimate: try int64(b["estimate"], "estimate"),
-                       cab: b["cab"]?.stringValue, driver: try optionalInt64(b["driver"], "driver"),
-                       etaSeconds: try optionalInt64(b["eta_s"], "eta_s").map { Int($0) }, reason: b["reason"]?.stringValue,
-                       fare: try optionalInt64(b["fare"], "fare"), created: try date(b["created"], "created"))
-    }
-
-    static func offer(_ o: JSONValue, driver: Int64) throws(ServiceError) -> DriverOffer {
-        guard let eta = o["eta_s"]?.numberValue else { throw malformed("eta_s") }
-        return DriverOffer(id: UInt64(try int64(o["id"], "id")), driver: driver, cab: o["cab"]?.stringValue ?? "",
-                           booking: try int(o["booking"], "booking"), pickup: try coordinate(o["pickup"], "pickup"),
-                           destination: o["destination"] == .null ? nil : try coordinate(o["destination"], "destination"), etaSeconds: eta, expires: try date(o["expires"], "expires"))
+    static func offer(_ o: OfferAnswer, driver: Int64) -> DriverOffer? {
+        guard let pickup = try? o.pickup.coordinate else { return nil }
+        return DriverOffer(id: o.id, driver: driver, cab: o.cab, booking: o.booking, pickup: pickup,
+                           destination: o.destination.flatMap { try? $0.coordinate }, etaSeconds: o.etaS, expires: o.expires)
     }
 }
 

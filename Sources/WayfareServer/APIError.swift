@@ -3,6 +3,7 @@ import GeoJSON
 import Hummingbird
 import Services
 import Storage
+import WayfareAPI
 
 /// An error as the API answers it: a status, a stable code, a message for people and, for
 /// bad input, the field at fault. The body is `{"error":{"code":…,"message":…,"field":…}}`.
@@ -66,28 +67,10 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
     /// 500 with nothing of the cause in it (the log has it, under the request id).
     public static let `internal` = APIError(.internalServerError, code: "internal", message: "internal error")
 
-    /// The JSON body.
-    var json: JSONValue {
-        var members: [(String, JSONValue)] = [("code", .string(code)), ("message", .string(message))]
-        if let field { members.append(("field", .string(field))) }
-        return .object([("error", .object(members))])
-    }
-
     /// The response: the JSON error with its headers.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        var response = JSONResponse.make(json, status: status)
+        var response = JSONResponse.make(ErrorAnswer(code: code, message: message, field: field), status: status)
         response.headers.append(contentsOf: headers)
         return response
-    }
-}
-
-/// JSON responses from `JSONValue`s: exact key names and number formats, no `Codable`
-/// surprises.
-enum JSONResponse {
-    static func make(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
-        let text = value.serialized
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json; charset=utf-8"
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 }

@@ -2,6 +2,7 @@ import Fleet
 import Foundation
 import GeoJSON
 import Hummingbird
+import WayfareAPI
 import ServiceLifecycle
 import Services
 
@@ -71,41 +72,39 @@ final class OfferHub: Sendable {
 }
 
 extension WayfareServer {
-    func addOfferStreamRoute(_ router: Hummingbird.Router<WayfareContext>) {
-        // GET /v1/driver/offers/stream → text/event-stream: the offers waiting now, then each
-        // new one as `event: offer` with the offer's JSON, and a comment every ~16 s.
-        router.get("/v1/driver/offers/stream") { [self] request, _ in
-            let driver = try await user(request, role: .driver)
-            guard let (_, stream) = offerHub.subscribe(driver.id, limit: guards.offerStreamsPerDriver) else {
-                throw RateLimiter.refusal(16, "\(guards.offerStreamsPerDriver) offer streams are open for this driver already")
-            }
-            let waiting = bookings.offers(for: driver.id)
-            var headers = HTTPFields()
-            headers[.contentType] = "text/event-stream"
-            headers[.cacheControl] = "no-cache"
-            return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-                try await writer.write(ByteBuffer(string: ": offers for driver \(driver.id)\n\n"))
-                for offer in waiting { try await writer.write(ByteBuffer(string: Self.event(offer))) }
-                // The server waits for its requests when it stops, and a stream would never
-                // end: the stop (which reaches this task from the server's own) ends them all.
-                let hub = self.offerHub
-                try await withGracefulShutdownHandler {
-                    for await event in stream {
-                        switch event {
-                        case .offer(let offer): try await writer.write(ByteBuffer(string: Self.event(offer)))
-                        case .heartbeat: try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
-                        }
-                    }
-                } onGracefulShutdown: {
-                    hub.closeAll()
-                }
-                try await writer.finish(nil)
-            })
+    /// `GET /v1/driver/offers/stream` for `driver` → text/event-stream: the offers waiting
+    /// now, then each new one as `event: offer` with the offer's JSON, and a comment every
+    /// ~16 s.
+    func offerStream(driver: Int64) throws -> Response {
+        guard let (_, stream) = offerHub.subscribe(driver, limit: guards.offerStreamsPerDriver) else {
+            throw RateLimiter.refusal(16, "\(guards.offerStreamsPerDriver) offer streams are open for this driver already")
         }
+        let waiting = bookings.offers(for: driver)
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream"
+        headers[.cacheControl] = "no-cache"
+        let hub = offerHub
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            try await writer.write(ByteBuffer(string: ": offers for driver \(driver)\n\n"))
+            for offer in waiting { try await writer.write(ByteBuffer(string: Self.event(offer))) }
+            // The server waits for its requests when it stops, and a stream would never
+            // end: the stop (which reaches this task from the server's own) ends them all.
+            try await withGracefulShutdownHandler {
+                for await event in stream {
+                    switch event {
+                    case .offer(let offer): try await writer.write(ByteBuffer(string: Self.event(offer)))
+                    case .heartbeat: try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+                    }
+                }
+            } onGracefulShutdown: {
+                hub.closeAll()
+            }
+            try await writer.finish(nil)
+        })
     }
 
     static func event(_ offer: DriverOffer) -> String {
-        "event: offer\nid: \(offer.id)\ndata: \(json(offer).serialized)\n\n"
+        "event: offer\nid: \(offer.id)\ndata: \(WireEncoder.encode(OfferAnswer(offer)).serialized)\n\n"
     }
 
     /// Ends the offer streams (the server is stopping).

@@ -3,6 +3,7 @@ import Foundation
 import GeoJSON
 import Hummingbird
 import Services
+import WayfareAPI
 
 /// The payment gateway's callbacks (`POST /v1/payments/callbacks`): what became of a refill
 /// that timed out or waited for a 3-D Secure step, sent by the gateway on its own.
@@ -13,51 +14,51 @@ import Services
 /// compares in constant time, and refuses a timestamp more than five minutes from its clock,
 /// so a captured callback cannot be replayed later. A callback that repeats, or crosses the
 /// reconciliation, changes nothing: the first final answer of a refill wins.
-extension WayfareServer {
-    /// How far a callback's timestamp may be from the server's clock.
-    static let callbackTolerance: TimeInterval = 300
+struct PaymentsController {
+    let server: WayfareServer
 
-    func addPaymentRoutes(_ router: Hummingbird.Router<WayfareContext>) {
-        router.post("/v1/payments/callbacks") { [self] request, _ in
-            guard let secret = callbackSecret else {
+    var routes: RouteCollection<WayfareContext> {
+        let routes = RouteCollection(context: WayfareContext.self)
+        let server = server
+        routes.on(.gatewayCallback) { request, _ in
+            guard let secret = server.callbackSecret else {
                 throw APIError(.notFound, code: "not_found", message: "payment callbacks are not configured on this server")
             }
             var request = request
             let bytes: ByteBuffer
-            do { bytes = try await request.collectBody(upTo: Self.maximumBodyBytes) } catch {
-                throw APIError(.contentTooLarge, code: "too_large", message: "the body is larger than \(Self.maximumBodyBytes) bytes")
+            do { bytes = try await request.collectBody(upTo: WayfareServer.maximumBodyBytes) } catch {
+                throw APIError(.contentTooLarge, code: "too_large", message: "the body is larger than \(WayfareServer.maximumBodyBytes) bytes")
             }
-            try Self.verifySignature(request.headers[.init("Wayfare-Signature")!], body: Array(bytes.readableBytesView),
-                                     secret: secret, now: bookings.dispatcher.fleet.clock.now())
-            var body = try JSONBody(bytes)
-            _ = try body.string("id", maximum: 200)
-            let name = try body.string("intent", maximum: 64)
-            let kind = try body.string("outcome", maximum: 32)
-            let reference = try body.optionalString("reference", maximum: 200)
-            let reason = try body.optionalString("reason", maximum: 500)
-            let challenge = try body.optionalString("challenge", maximum: 2000)
-            try body.finish()
-            guard let intent = Wallet.intent(fromGatewayName: name) else { throw APIError.invalid("intent", "is not a refill of this service") }
+            // The signature first: nothing of an unsigned body is read.
+            try WayfareServer.verifySignature(request.headers[.init(Parameter.signature.name)!], body: Array(bytes.readableBytesView),
+                                              secret: secret, now: server.bookings.dispatcher.fleet.clock.now())
+            let callback: GatewayCallback
+            do throws(WireError) { callback = try WireDecoder.requests.decode(GatewayCallback.self, from: bytes.readableBytesView) } catch { throw APIError.invalid(error) }
+            guard let intent = Wallet.intent(fromGatewayName: callback.intent) else { throw APIError.invalid("intent", "is not a refill of this service") }
             let outcome: GatewayOutcome
-            switch kind {
-            case "approved": outcome = .approved(reference: reference ?? "")
-            case "declined": outcome = .declined(reason: reason ?? "declined")
-            case "insufficient_funds": outcome = .insufficientFunds
-            case "requires_action": outcome = .requiresAction(challenge: challenge ?? "")
-            case "timed_out": outcome = .timedOut
-            default: throw APIError.invalid("outcome", "must be approved, declined, insufficient_funds, requires_action or timed_out")
+            switch callback.outcome {
+            case .approved: outcome = .approved(reference: callback.reference ?? "")
+            case .declined: outcome = .declined(reason: callback.reason ?? "declined")
+            case .insufficientFunds: outcome = .insufficientFunds
+            case .requiresAction: outcome = .requiresAction(challenge: callback.challenge ?? "")
+            case .timedOut: outcome = .timedOut
             }
-            let result = try await wallet.gatewayCallback(intent: intent, outcome: outcome)
-            let status: String
-            switch result {
-            case .completed: status = "completed"
-            case .declined: status = "declined"
-            case .requiresAction: status = "requires_action"
-            case .pending: status = "pending"
+            let status: RefillStatus
+            switch try await server.wallet.gatewayCallback(intent: intent, outcome: outcome) {
+            case .completed: status = .completed
+            case .declined: status = .declined
+            case .requiresAction: status = .requiresAction
+            case .pending: status = .pending
             }
-            return JSONResponse.make(.object([("intent", .string(name)), ("status", .string(status))]))
+            return JSONResponse.make(CallbackAnswer(intent: callback.intent, status: status))
         }
+        return routes
     }
+}
+
+extension WayfareServer {
+    /// How far a callback's timestamp may be from the server's clock.
+    static let callbackTolerance: TimeInterval = 300
 
     /// Checks `Wayfare-Signature: t=…,v1=…` against `body`.
     /// - Throws: 401 `unauthorized` when the header is missing or malformed, the timestamp is

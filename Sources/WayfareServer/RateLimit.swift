@@ -168,7 +168,7 @@ extension WayfareServer {
             let t = limiter.now()
             if sessionKeys.isLive(session, at: t) {
                 key = session
-            } else if let token = try? self.token(request), (try? await accounts.authenticate(token)) != nil {
+            } else if let token = try? bearerToken(header), (try? await accounts.authenticate(token)) != nil {
                 sessionKeys.remember(session, at: t)
                 key = session
             }

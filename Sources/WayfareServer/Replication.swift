@@ -54,25 +54,15 @@ struct LeaseKeeper: Service {
     }
 }
 
-/// On a replica that does not own the city, sends the fleet's routes to the owner with
-/// `307 Temporary Redirect` (method, body and idempotency key are kept by the client), or
-/// answers 503 while no owner is known. Everything else is served here from the store.
-struct OwnerRedirectMiddleware: RouterMiddleware {
-    typealias Context = WayfareContext
+/// On a replica that does not own the city, sends the routes of the live fleet and dispatch
+/// (the collections that add this middleware: the driver's side, the cabs, booking and
+/// tracking) to the owner with `307 Temporary Redirect` (method, body and idempotency key
+/// are kept by the client), or answers 503 while no owner is known. Everything else is
+/// served here from the store. On the only process, which owns the city, it passes through.
+struct OwnerRedirectMiddleware<Context: RequestContext>: RouterMiddleware {
     let server: WayfareServer
 
-    /// The routes that need the city's live fleet or dispatcher.
-    static func needsOwner(_ request: Request) -> Bool {
-        let path = request.uri.path
-        if path.hasPrefix("/v1/driver/") || path.hasPrefix("/v1/cabs") { return true }
-        if path.hasPrefix("/v1/bookings") {
-            return request.method != .get || path.hasSuffix("/track")
-        }
-        return false
-    }
-
-    func handle(_ request: Request, context: WayfareContext, next: (Request, WayfareContext) async throws -> Response) async throws -> Response {
-        guard Self.needsOwner(request) else { return try await next(request, context) }
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let view = server.leaseView.withLock { $0 }
         if view.owning { return try await next(request, context) }
         guard let owner = view.ownerURL else {

@@ -11,6 +11,7 @@ import ServiceLifecycle
 import Services
 import Storage
 import TaxiDispatch
+import WayfareAPI
 
 /// The HTTP JSON API of one city: the engine's answers (zones, routes, ETAs, nearest cabs,
 /// geocoding) and every service (accounts, sessions, bookings, fares, wallet, favourites,
@@ -144,41 +145,43 @@ public final class WayfareServer: Sendable {
         if let lease { bookings.fence(city: lease.city, token: 0) } else { leaseView.withLock { $0.owning = true } }
     }
 
-    /// The routes, behind the error and request-log middleware.
+    /// The routes, behind the request log, the error middleware and the rate limit:
+    /// controllers per resource, their route collections mounted on the `/v1` group, each
+    /// under the context of its audience (anyone, any signed-in user, passengers, drivers,
+    /// admins) so that a handler is reached only by whom its endpoint allows.
     public func router() -> Hummingbird.Router<WayfareContext> {
         let router = Hummingbird.Router(context: WayfareContext.self)
         router.add(middleware: RequestLogMiddleware(metrics: metrics))
         router.add(middleware: ErrorMiddleware())
         if let limiter { router.add(middleware: RateLimitMiddleware(limiter: limiter, server: self)) }
-        if lease != nil { router.add(middleware: OwnerRedirectMiddleware(server: self)) }
-        router.get("/health") { [paymentsMode, testPhones] _, _ in
-            JSONResponse.make(.object([("status", .string("ok")), ("payments", .string(paymentsMode)),
-                                       ("sms", .string(testPhones == nil ? "live" : "test"))]))
-        }
-        router.get("/ready") { [self] request, _ in try await ready(details: await isAdmin(request)) }
-        router.get("/openapi.json") { _, _ in
-            var headers = HTTPFields()
-            headers[.contentType] = "application/json"
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: Self.openAPIDocument)))
-        }
-        // For the operations team only: the metrics tell the fleet's size and the traffic.
-        router.get("/metrics") { [self] request, _ in
-            _ = try await user(request, role: .admin)
-            var headers = HTTPFields()
-            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
-            let text = metrics.exposition(fleet: bookings.dispatcher.fleet, outcomes: bookings.dispatchOutcomes)
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
-        }
-        addEngineRoutes(router)
-        addAccountRoutes(router)
-        addBookingRoutes(router)
-        addDriverRoutes(router)
-        addOfferStreamRoute(router)
-        addRideRoutes(router)
-        addPaymentRoutes(router)
-        addWebRoutes(router)
+        let root = router.group().add(middleware: AuthenticationMiddleware(accounts: accounts))
+        let operations = OperationsController(server: self), web = WebController(server: self)
+        router.addRoutes(operations.probeRoutes)
+        root.addRoutes(operations.publicRoutes)
+        root.addRoutes(web.pageRoutes)
+        root.group(context: AdminContext.self).addRoutes(operations.adminRoutes)
+
+        let v1 = router.group("v1").add(middleware: AuthenticationMiddleware(accounts: accounts))
+        let users = v1.group(context: AnyUserContext.self), passengers = v1.group(context: PassengerContext.self)
+        let drivers = v1.group(context: DriverContext.self), admins = v1.group(context: AdminContext.self)
+        let accounts = AccountsController(server: self), rides = RideRequestsController(server: self)
+        v1.addRoutes(EngineController(server: self).routes)
+        v1.addRoutes(web.streetRoutes)
+        v1.addRoutes(accounts.publicRoutes)
+        v1.addRoutes(PaymentsController(server: self).routes)
+        users.addRoutes(accounts.userRoutes)
+        users.addRoutes(rides.userRoutes)
+        admins.addRoutes(accounts.adminRoutes)
+        passengers.addRoutes(accounts.passengerRoutes)
+        passengers.addRoutes(BookingsController(server: self).routes)
+        passengers.addRoutes(rides.riderRoutes)
+        drivers.addRoutes(DriversController(server: self).routes)
+        drivers.addRoutes(rides.driverRoutes)
         return router
     }
+
+    /// The OpenAPI document, written once from ``Endpoint/all`` (a test checks it is).
+    static let openAPIDocument: String = (try? OpenAPIDocument.text()) ?? #"{"error":"the document could not be written"}"#
 
     /// The application: the routes on `host:port`, with the host's periodic work
     /// (bookings for later falling due, the outbox) as a service that stops with it.
@@ -218,13 +221,9 @@ public final class WayfareServer: Sendable {
     func ready(details: Bool) async throws -> Response {
         do {
             _ = try await store.read { c in try c.first("SELECT 1 AS one") }
-            var fields: [(String, JSONValue)] = [("status", .string("ready")), ("city", .string(city.settings.name))]
-            if details {
-                let view = leaseView.withLock { $0 }
-                fields += [("owner", .bool(view.owning)), ("owner_url", view.ownerURL.map { .string($0) } ?? .null),
-                           ("lease_token", .number(Double(view.token)))]
-            }
-            return JSONResponse.make(.object(fields))
+            guard details else { return JSONResponse.make(Readiness(city: city.settings.name)) }
+            let view = leaseView.withLock { $0 }
+            return JSONResponse.make(Readiness(city: city.settings.name, owner: view.owning, ownerURL: view.ownerURL, leaseToken: view.token))
         } catch {
             throw APIError(.serviceUnavailable, code: "unavailable", message: "the store is unavailable")
         }
@@ -288,7 +287,7 @@ struct PeriodicWork: Service {
 struct LogNotifier: Notifier {
     let logger: Logger
     func send(_ notification: OutgoingNotification) async throws {
-        logger.info("notification \(notification.kind.rawValue) to user \(notification.user)")
+        logger.info("notification \(notification.kind.rawValue) to user \(notification.user.map(String.init) ?? "none")")
     }
 }
 
@@ -303,6 +302,8 @@ struct ErrorMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let error as APIError {
             return try error.response(from: request, context: context)
+        } catch let error as WireError {
+            return try APIError.invalid(error).response(from: request, context: context)
         } catch let error as ServiceError {
             if case .store = error { context.logger.error("store error: \(error)") }
             return try APIError.from(error).response(from: request, context: context)
@@ -347,56 +348,41 @@ struct RequestLogMiddleware: RouterMiddleware {
     }
 }
 
-// MARK: Helpers shared by the routes
+/// Health, readiness, the document and the metrics.
+struct OperationsController {
+    let server: WayfareServer
 
-extension WayfareServer {
-    /// The request's JSON body (at most ``maximumBodyBytes``).
-    func body(_ request: Request) async throws -> JSONBody {
-        var request = request
-        let bytes: ByteBuffer
-        do { bytes = try await request.collectBody(upTo: Self.maximumBodyBytes) } catch {
-            throw APIError(.contentTooLarge, code: "too_large", message: "the body is larger than \(Self.maximumBodyBytes) bytes")
-        }
-        return try JSONBody(bytes)
+    /// `/health`: no authentication, no rate limit, nothing read: probes always get through.
+    var probeRoutes: RouteCollection<WayfareContext> {
+        let routes = RouteCollection(context: WayfareContext.self)
+        let health = Health(payments: server.paymentsMode, sms: server.testPhones == nil ? "live" : "test")
+        routes.on(.health) { _, _ in JSONResponse.make(health) }
+        return routes
     }
 
-    /// The bearer token of the request.
-    func token(_ request: Request) throws -> String {
-        guard let header = request.headers[.authorization] else {
-            throw APIError.from(.unauthorized("an Authorization: Bearer token is required"))
+    /// `/ready` (details for an admin) and `/openapi.json`.
+    var publicRoutes: RouteCollection<WayfareContext> {
+        let routes = RouteCollection(context: WayfareContext.self)
+        let server = server
+        routes.on(.ready) { _, context in try await server.ready(details: context.isAdmin) }
+        routes.on(.openAPI) { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: WayfareServer.openAPIDocument)))
         }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty, parts[1].utf8.count <= 200 else {
-            throw APIError.from(.unauthorized("the Authorization header must be Bearer and a token"))
-        }
-        return String(parts[1])
+        return routes
     }
 
-    /// Whether the request carries an admin's live session (no error when it does not).
-    func isAdmin(_ request: Request) async -> Bool {
-        guard request.headers[.authorization] != nil, let token = try? token(request) else { return false }
-        return (try? await accounts.authenticate(token, role: .admin)) != nil
-    }
-
-    /// The signed-in user of the request, in `role` when given.
-    func user(_ request: Request, role: Role? = nil) async throws -> User {
-        try await accounts.authenticate(token(request), role: role)
-    }
-
-    /// The `Idempotency-Key` header: required on every call that books or moves money, so
-    /// that a retried request has the effect of one.
-    func idempotencyKey(_ request: Request) throws -> IdempotencyKey {
-        guard let text = request.headers[.init("Idempotency-Key")!] else {
-            throw APIError.invalid("Idempotency-Key", "the header is required on this call (any unique string of up to 100 characters)")
+    /// `/metrics`: for the operations team only (the metrics tell the fleet's size and the traffic).
+    var adminRoutes: RouteCollection<AdminContext> {
+        let routes = RouteCollection(context: AdminContext.self)
+        let server = server
+        routes.on(.metrics) { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            let text = server.metrics.exposition(fleet: server.bookings.dispatcher.fleet, outcomes: server.bookings.dispatchOutcomes)
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
         }
-        do { return try IdempotencyKey(text) } catch { throw APIError.from(error) }
-    }
-
-    /// The path parameter `name` as a whole number.
-    func number(_ context: WayfareContext, _ name: String) throws -> Int {
-        guard let text = context.parameters.get(name), let n = Int(text), n >= 0 else {
-            throw APIError.invalid(name, "must be a whole number")
-        }
-        return n
+        return routes
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GeoJSON
 import Hummingbird
+import WayfareAPI
 
 /// The live map at `/`: the city's streets and zones, the cabs moving, a route between two
 /// clicked points, and a booking made and tracked from the page.
@@ -9,31 +10,43 @@ import Hummingbird
 /// work on a machine with no internet (no CDN, no map tiles, no framework), and a string in
 /// the binary cannot go missing the way a resource folder beside it can. The page uses only
 /// the public API (`/v1/…`), so it doubles as that API's smallest client.
-extension WayfareServer {
-    func addWebRoutes(_ router: Hummingbird.Router<WayfareContext>) {
-        router.get("/") { _, _ in
+struct WebController {
+    let server: WayfareServer
+
+    /// `/`: the page.
+    var pageRoutes: RouteCollection<WayfareContext> {
+        let routes = RouteCollection(context: WayfareContext.self)
+        routes.on(.page) { _, _ in
             var headers = HTTPFields()
             headers[.contentType] = "text/html; charset=utf-8"
             // Nothing from outside: scripts and styles are inline, requests go to this server.
             headers[.contentSecurityPolicy] = "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:"
             headers[.cacheControl] = "no-cache"
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: Self.page)))
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: WayfareServer.page)))
         }
-        // GET /v1/streets → the street geometry as one GeoJSON MultiLineString (the map's base).
+        return routes
+    }
+
+    /// `/v1/streets`: the street geometry as one GeoJSON MultiLineString (the map's base).
+    var streetRoutes: RouteCollection<WayfareContext> {
+        let routes = RouteCollection(context: WayfareContext.self)
         let streets = JSONValue.object([
             ("type", .string("MultiLineString")),
-            ("coordinates", .array(city.city.network.streetPolylines().map { line in
+            ("coordinates", .array(server.city.city.network.streetPolylines().map { line in
                 .array(line.map { .array([.number(($0.longitude * 1e5).rounded() / 1e5), .number(($0.latitude * 1e5).rounded() / 1e5)]) })
             })),
         ]).serialized
-        router.get("/v1/streets") { _, _ in
+        routes.on(.streets) { _, _ in
             var headers = HTTPFields()
             headers[.contentType] = "application/geo+json"
             headers[.cacheControl] = "public, max-age=3600"
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: streets)))
         }
+        return routes
     }
+}
 
+extension WayfareServer {
     static let page = #"""
 <!doctype html>
 <html lang="en">
@@ -234,9 +247,9 @@ async function track() {
     const eta = t.eta_s == null ? "" : ", " + Math.round(t.eta_s) + " s away";
     const what = { requested: "looking for a cab", allocated: "cab " + b.cab + " is coming" + eta, arrived: "cab " + b.cab + " is here",
                    started: "on the way" + eta, completed: "arrived; fare " + (b.fare / 100).toFixed(2), cancelled: "cancelled",
-                   not_served: "not served: " + (b.reason || "") }[b.state] || b.state;
+                   "not-served": "not served: " + (b.reason || "") }[b.state] || b.state;
     say("Booking " + b.number + ": " + what + ".");
-    if (["completed", "cancelled", "not_served"].includes(b.state)) { booking = null; return; }
+    if (["completed", "cancelled", "not-served"].includes(b.state)) { booking = null; return; }
   } catch (e) { say("Tracking: " + e.message); }
   setTimeout(track, 1000);
 }
