@@ -14,7 +14,7 @@ public struct WayfareContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The address of the connected client (what the rate limit keys anonymous calls by).
     public let remoteAddress: SocketAddress?
-    /// The signed-in user, once ``AuthenticationMiddleware`` has checked the bearer token.
+    /// The signed-in user, once the authentication middleware has checked the bearer token.
     public var identity: User?
     /// The session's bearer token, with the identity.
     var sessionToken: String?
