@@ -1,33 +1,27 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// Layers (each depends only on the ones above it):
-//   Geodesy, GeoJSON, BinaryFile, CSVFile   pure Swift
-//   Projection (PROJ), Geometry (GEOS)   the only modules that import C libraries
-//   CIntrinsics                 glibc's sincos and the prefetch hint for Swift (one header)
-//   SpatialIndex                R-tree, static point and segment trees, segment grid
-//   OSM (zlib)                  OpenStreetMap PBF and XML readers
-//   RoadGraph                   car profile and road graphs (from OSM or CSV)
-//   Geocoding                   address and place lookup tables (from OSM and a gazetteer)
-//   Zones                       taxi zones and service areas: queries and the zone file (pure Swift)
-//   ZoneImport                  reading, checking and building zones with GEOS and PROJ
-//   Fleet                       cabs, their statuses and nearest-cab queries (pure Swift)
-//   TaxiDispatch                zone queues and events, requests and offers, policies, the decision log
-//   CitySimulation              a city at work in virtual time: cabs, passengers and drivers on the dispatcher
-//   Fares                       fare charts and trip fares in integer minor units (the services' first piece)
-//   Storage                     the store protocol, migrations, and the SQLite store (GRDB)
-//   PostgresStorage             the PostgreSQL store (postgres-nio); only backends that ask for it build SwiftNIO
-//   Services                    accounts, wallet ledger, bookings and the rest, on any store
-//   ServiceSimulation           a city at work through the services: bookings, payments, revenue
-//   CityFolder                  a city's files in one folder (zones, roads, places, fares, tolls, settings), loaded checked
-//   WayfareAPI                  the HTTP API's wire: its request and answer types, endpoints, strict decoder, OpenAPI document
-//   WayfareServer               the HTTP JSON API on Hummingbird 2 (`wayfare serve`); only the CLI depends on it
-//   WayfareDemo                 `wayfare demo`: the server on loopback, the simulated city over HTTP, summary and map
-//   WayfareTestKit              seeded fixtures and baselines for tests, benchmarks and samples
+// Layers: each depends only on the ones above it (scripts/check-imports.py checks this list
+// against the targets, and the README's module map is drawn from it).
+//   CGEOS, CPROJ, CZlib, CIntrinsics   GEOS, PROJ, zlib, and glibc's sincos with the prefetch hint: each C library behind one module
+//   Essentials                  the one lock, the clocks, the one heap, percentiles, ISO 8601 times
+//   Geodesy, GeoJSON, BinaryFile, CSVFile   coordinates and distances, GeoJSON, checked binary files, CSV (pure Swift)
+//   Projection, Geometry, OSM   PROJ's transforms and geodesics, GEOS's polygons, OpenStreetMap's PBF and XML (zlib)
+//   Zones, SpatialIndex, Favourites   taxi zones and the zone file; R-tree, point and segment trees; the 150 m favourites
+//   ZoneImport, Fleet, RoadGraph, Geocoding   building zones (GEOS, PROJ); the live fleet; road graphs and routing; addresses
+//   TaxiDispatch                zone queues, requests and offers, policies, the decision log
+//   CitySimulation, Fares       a city at work in virtual time; fare charts and fares in minor units
+//   CityModel, Storage          a city as the services see it; the store protocol and migrations (no engine)
+//   SQLiteStorage, PostgresStorage, CityFolder   the SQLite store (GRDB); the PostgreSQL store (postgres-nio); a city's folder, loaded checked
+//   Services                    accounts, the wallet's ledger, bookings, ride requests, favourites, the outbox, on any store
+//   ServiceSimulation, WayfareAPI   a city at work through the services; the HTTP API's wire, defined once
+//   WayfareServer               `wayfare serve`: the HTTP API on Hummingbird 2, the live page
+//   WayfareDemo, Workloads      `wayfare demo`; the workloads and baselines of `wayfare bench`
 //   WayfareCLI                  the `wayfare` command line
 let package = Package(
     name: "Wayfare",
     products: [
+        .library(name: "Essentials", targets: ["Essentials"]),
         .library(name: "Geodesy", targets: ["Geodesy"]),
         .library(name: "GeoJSON", targets: ["GeoJSON"]),
         .library(name: "Projection", targets: ["Projection"]),
@@ -44,15 +38,17 @@ let package = Package(
         .library(name: "TaxiDispatch", targets: ["TaxiDispatch"]),
         .library(name: "CitySimulation", targets: ["CitySimulation"]),
         .library(name: "Fares", targets: ["Fares"]),
+        .library(name: "CityModel", targets: ["CityModel"]),
         .library(name: "Storage", targets: ["Storage"]),
+        .library(name: "SQLiteStorage", targets: ["SQLiteStorage"]),
         .library(name: "PostgresStorage", targets: ["PostgresStorage"]),
         .library(name: "Services", targets: ["Services"]),
         .library(name: "ServiceSimulation", targets: ["ServiceSimulation"]),
         .library(name: "CityFolder", targets: ["CityFolder"]),
         .library(name: "WayfareAPI", targets: ["WayfareAPI"]),
         .library(name: "WayfareServer", targets: ["WayfareServer"]),
-        // Fixtures and baselines for the benchmark package; not part of the engine.
-        .library(name: "WayfareTestKit", targets: ["WayfareTestKit"]),
+        // The workloads and baselines of `wayfare bench` and the benchmark package; not part of the engine.
+        .library(name: "Workloads", targets: ["Workloads"]),
         .executable(name: "wayfare", targets: ["WayfareCLI"]),
         // The README's Swift example: the engine without GEOS or PROJ.
         .executable(name: "wayfare-example", targets: ["BackendExample"]),
@@ -76,6 +72,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // TLS for `wayfare serve --tls-cert` (HummingbirdTLS builds on it; the CLI names its types).
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // NIOCore's ByteBuffer and NIOHTTP1's methods, which the server and the demo's client name.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // The demo's HTTP client (HummingbirdTesting builds it for the tests anyway).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
@@ -86,36 +84,42 @@ let package = Package(
                        providers: [.apt(["libproj-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "CIntrinsics"),
+        .target(name: "Essentials", exclude: ["README.md"]),
         .target(name: "Geodesy", exclude: ["README.md"]),
         .target(name: "GeoJSON", exclude: ["README.md"]),
         .target(name: "Projection", dependencies: ["CPROJ", "Geodesy"], exclude: ["README.md"]),
-        .target(name: "Geometry", dependencies: ["CGEOS", "Geodesy", "GeoJSON"], exclude: ["README.md"]),
+        .target(name: "Geometry", dependencies: ["CGEOS", "GeoJSON"], exclude: ["README.md"]),
         .target(name: "BinaryFile", exclude: ["README.md"]),
         .target(name: "CSVFile", exclude: ["README.md"]),
         .target(name: "Zones", dependencies: ["BinaryFile", "Geodesy", "GeoJSON"], exclude: ["README.md"]),
         .target(name: "ZoneImport", dependencies: ["Zones", "Geodesy", "GeoJSON", "Projection", "Geometry"], exclude: ["README.md"]),
-        .target(name: "SpatialIndex", dependencies: ["CIntrinsics", "Geodesy", "BinaryFile"], exclude: ["README.md"]),
-        .target(name: "Fleet", dependencies: ["SpatialIndex", "Zones", "Geodesy"], exclude: ["README.md"]),
-        .target(name: "Favourites", dependencies: ["Geodesy", "Projection"], exclude: ["README.md"]),
+        .target(name: "SpatialIndex", dependencies: ["Essentials", "CIntrinsics", "Geodesy", "BinaryFile"], exclude: ["README.md"]),
+        .target(name: "Fleet", dependencies: ["Essentials", "SpatialIndex", "Zones", "Geodesy"], exclude: ["README.md"]),
+        .target(name: "Favourites", dependencies: ["Geodesy"], exclude: ["README.md"]),
         .target(name: "OSM", dependencies: ["CZlib"], exclude: ["README.md"]),
         .target(name: "Geocoding", dependencies: ["OSM", "Geodesy", "SpatialIndex", "BinaryFile", "CSVFile"], exclude: ["README.md"]),
         .target(name: "RoadGraph", dependencies: ["OSM", "Geodesy", "SpatialIndex", "BinaryFile", "CSVFile"], exclude: ["README.md"]),
-        .target(name: "TaxiDispatch", dependencies: ["Fleet", "Zones", "RoadGraph", "Geodesy"], exclude: ["README.md"]),
-        .target(name: "CitySimulation", dependencies: ["TaxiDispatch", "Fleet", "Zones", "RoadGraph", "Geodesy"], exclude: ["README.md"]),
+        .target(name: "TaxiDispatch", dependencies: ["Essentials", "Fleet", "Zones", "RoadGraph", "Geodesy"], exclude: ["README.md"]),
+        .target(name: "CitySimulation", dependencies: ["TaxiDispatch", "Fleet", "Zones", "RoadGraph", "Geodesy", "Essentials"], exclude: ["README.md"]),
         .target(name: "Fares", dependencies: ["Zones", "Fleet", "RoadGraph", "Geodesy", "GeoJSON"], exclude: ["README.md"]),
-        .target(name: "Storage", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], exclude: ["README.md"]),
-        .target(name: "PostgresStorage", dependencies: ["Storage", .product(name: "PostgresNIO", package: "postgres-nio"),
+        .target(name: "CityModel", dependencies: ["Fares", "Zones", "RoadGraph"], exclude: ["README.md"]),
+        .target(name: "Storage", exclude: ["README.md"]),
+        .target(name: "SQLiteStorage", dependencies: ["Storage", "Essentials", .product(name: "GRDB", package: "GRDB.swift")], exclude: ["README.md"]),
+        .target(name: "PostgresStorage", dependencies: ["Storage", "Essentials", .product(name: "PostgresNIO", package: "postgres-nio"),
                                                         .product(name: "Logging", package: "swift-log")],
                 exclude: ["README.md"]),
-        .target(name: "Services", dependencies: ["Storage", "Fares", "TaxiDispatch", "Fleet", "Zones", "RoadGraph", "Favourites", "Geodesy",
+        .target(name: "Services", dependencies: ["Essentials", "CityModel", "Storage", "Fares", "TaxiDispatch", "Fleet", "Zones", "RoadGraph", "Favourites", "Geodesy",
                                                  .product(name: "Crypto", package: "swift-crypto"),
                                                  .product(name: "_CryptoExtras", package: "swift-crypto")],
-                exclude: ["README.md", "CommonPasswords/common-passwords.txt", "CommonPasswords/PROVENANCE.md"]),
+                exclude: ["README.md", "CommonPasswords/PROVENANCE.md"],
+                // The common-password list, embedded at build time as bytes: no resource
+                // bundle to lose beside a binary, and no generated source in the repository.
+                resources: [.embedInCode("CommonPasswords/common-passwords.txt")]),
         .target(name: "ServiceSimulation", dependencies: ["Services", "Storage", "CitySimulation", "TaxiDispatch", "Fleet", "Zones",
-                                                          "RoadGraph", "Geodesy"], exclude: ["README.md"]),
-        .target(name: "CityFolder", dependencies: ["Services", "Zones", "RoadGraph", "Geocoding", "Fares", "GeoJSON"],
+                                                          "RoadGraph", "Geodesy", "CityModel", "Essentials"], exclude: ["README.md"]),
+        .target(name: "CityFolder", dependencies: ["CityModel", "Zones", "RoadGraph", "Geocoding", "Fares", "GeoJSON"],
                 exclude: ["README.md"]),
-        .target(name: "WayfareAPI", dependencies: ["Services", "TaxiDispatch", "Geodesy", "GeoJSON"], exclude: ["README.md"]),
+        .target(name: "WayfareAPI", dependencies: ["Services", "TaxiDispatch", "Geodesy", "GeoJSON", "Essentials"], exclude: ["README.md"]),
         .target(name: "WayfareServer", dependencies: ["WayfareAPI", "CityFolder", "Services", "Storage", "Fares", "TaxiDispatch", "Fleet", "Zones",
                                                       "RoadGraph", "Geocoding", "Geodesy", "GeoJSON",
                                                       .product(name: "Hummingbird", package: "hummingbird"),
@@ -124,59 +128,58 @@ let package = Package(
                                                       .product(name: "Logging", package: "swift-log"),
                                                       .product(name: "CoreMetrics", package: "swift-metrics"),
                                                       .product(name: "Prometheus", package: "swift-prometheus"),
-                                                      .product(name: "Crypto", package: "swift-crypto")],
+                                                      .product(name: "Crypto", package: "swift-crypto"), "CityModel", "Essentials", .product(name: "NIOCore", package: "swift-nio")],
                 exclude: ["README.md"]),
         .target(name: "WayfareDemo", dependencies: ["WayfareAPI", "WayfareServer", "ServiceSimulation", "CitySimulation", "CityFolder", "Services",
                                                     "Storage", "TaxiDispatch", "Fleet", "Zones", "Geodesy", "GeoJSON", "BinaryFile",
                                                     .product(name: "AsyncHTTPClient", package: "async-http-client"),
                                                     .product(name: "Hummingbird", package: "hummingbird"),
                                                     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                                                    .product(name: "Logging", package: "swift-log")],
+                                                    .product(name: "Logging", package: "swift-log"), "Essentials", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"), "SQLiteStorage"],
                 exclude: ["README.md"]),
-        .target(name: "WayfareTestKit", dependencies: ["Geodesy", "GeoJSON", "Zones", "Geometry", "SpatialIndex", "RoadGraph", "Geocoding"],
+        .target(name: "Workloads", dependencies: ["Geodesy", "GeoJSON", "Zones", "Geometry", "RoadGraph", "Geocoding"],
                 exclude: ["README.md"]),
         .executableTarget(
             name: "WayfareCLI",
             dependencies: [
-                "Zones", "ZoneImport", "WayfareTestKit", "Geodesy", "GeoJSON", "Projection", "Geometry", "SpatialIndex", "Fleet",
-                "CSVFile", "OSM", "RoadGraph", "Geocoding", "BinaryFile", "TaxiDispatch", "CitySimulation",
+                "Zones", "ZoneImport", "Workloads", "Geodesy", "GeoJSON", "SpatialIndex", "Fleet",
+                "CSVFile", "RoadGraph", "Geocoding", "BinaryFile", "TaxiDispatch", "CitySimulation",
                 "Fares", "Storage", "PostgresStorage", "Services", "ServiceSimulation", "CityFolder", "WayfareServer", "WayfareDemo",
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"), "CityModel", "Essentials", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"), "SQLiteStorage", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "WayfareAPI"]),
         .executableTarget(name: "BackendExample", dependencies: ["Geodesy", "Zones", "Fleet", "RoadGraph", "Geocoding", "TaxiDispatch"],
                           path: "Examples/BackendExample"),
-        .executableTarget(name: "ServicesExample", dependencies: ["Services", "Storage", "Fares", "Fleet", "Geodesy", "RoadGraph", "TaxiDispatch", "ZoneImport"],
+        .executableTarget(name: "ServicesExample", dependencies: ["Services", "Storage", "Fares", "Fleet", "Geodesy", "RoadGraph", "TaxiDispatch", "ZoneImport", "CityModel", "SQLiteStorage"],
                           path: "Examples/ServicesExample"),
         .target(name: "TestSupport", dependencies: ["BinaryFile", "Geodesy"], path: "Tests/TestSupport"),
+        .testTarget(name: "EssentialsTests", dependencies: ["Essentials"]),
         .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"]),
         .testTarget(name: "GeoJSONTests", dependencies: ["GeoJSON"]),
         .testTarget(name: "CSVFileTests", dependencies: ["CSVFile"]),
         .testTarget(name: "BinaryFileTests", dependencies: ["BinaryFile", "TestSupport"]),
         .testTarget(name: "ProjectionTests", dependencies: ["Projection", "Geodesy", "TestSupport"]),
-        .testTarget(name: "GeometryTests", dependencies: ["Geometry", "Geodesy", "GeoJSON"]),
-        .testTarget(name: "ZonesTests", dependencies: ["Zones", "ZoneImport", "WayfareTestKit", "BinaryFile", "Geometry", "Geodesy", "GeoJSON", "Projection", "TestSupport"]),
-        .testTarget(name: "SpatialIndexTests", dependencies: ["SpatialIndex", "WayfareTestKit", "BinaryFile", "Geodesy", "TestSupport"]),
-        .testTarget(name: "FleetTests", dependencies: ["Fleet", "Favourites", "SpatialIndex", "Zones", "ZoneImport", "WayfareTestKit", "Geodesy", "Projection", "TestSupport"]),
+        .testTarget(name: "GeometryTests", dependencies: ["Geometry", "GeoJSON"]),
+        .testTarget(name: "ZonesTests", dependencies: ["Zones", "ZoneImport", "Workloads", "BinaryFile", "Geometry", "Geodesy", "GeoJSON", "TestSupport"]),
+        .testTarget(name: "SpatialIndexTests", dependencies: ["SpatialIndex", "Workloads", "BinaryFile", "Geodesy", "TestSupport"]),
+        .testTarget(name: "FleetTests", dependencies: ["Fleet", "Favourites", "SpatialIndex", "Zones", "ZoneImport", "Geodesy", "Projection", "TestSupport", "Essentials"]),
         .testTarget(name: "OSMTests", dependencies: ["OSM", "TestSupport"]),
-        .testTarget(name: "RoadGraphTests", dependencies: ["RoadGraph", "WayfareTestKit", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
-        .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "WayfareTestKit", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
-        .testTarget(name: "TaxiDispatchTests", dependencies: ["TaxiDispatch", "CitySimulation", "Fleet", "Zones", "ZoneImport", "RoadGraph", "WayfareTestKit", "Geodesy", "TestSupport"]),
+        .testTarget(name: "RoadGraphTests", dependencies: ["RoadGraph", "Workloads", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
+        .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "Workloads", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
+        .testTarget(name: "TaxiDispatchTests", dependencies: ["TaxiDispatch", "CitySimulation", "Fleet", "Zones", "ZoneImport", "RoadGraph", "Workloads", "Geodesy", "TestSupport"]),
         // The child process of the ledger crash test: pays until it is killed.
-        .executableTarget(name: "LedgerCrashWorker", dependencies: ["Services", "Storage", "PostgresStorage"],
+        .executableTarget(name: "LedgerCrashWorker", dependencies: ["Services", "Storage", "PostgresStorage", "SQLiteStorage"],
                           path: "Tests/LedgerCrashWorker"),
-        .testTarget(name: "ServicesTests", dependencies: ["Storage", "PostgresStorage", "Services", "ServiceSimulation", "CitySimulation", "Fares", "Zones", "ZoneImport", "Fleet", "RoadGraph", "TaxiDispatch", "Geodesy", "TestSupport"]),
+        .testTarget(name: "ServicesTests", dependencies: ["Storage", "PostgresStorage", "Services", "ServiceSimulation", "Fares", "Zones", "ZoneImport", "Fleet", "RoadGraph", "TaxiDispatch", "Geodesy", "TestSupport", "CityModel", "Essentials", "SQLiteStorage"]),
         .testTarget(name: "FaresTests", dependencies: ["Fares", "Zones", "ZoneImport", "Fleet", "RoadGraph", "Geodesy", "TestSupport"]),
-        .testTarget(name: "WayfareAPITests", dependencies: ["WayfareAPI", "Services", "GeoJSON", "Geodesy"]),
-        .testTarget(name: "WayfareServerTests", dependencies: ["WayfareAPI", "WayfareServer", "WayfareDemo", "ServiceSimulation", "CityFolder", "Services", "Storage", "PostgresStorage",
-                                                              "Geodesy", "GeoJSON", "TestSupport", "ZoneImport", "Zones", "RoadGraph",
-                                                              "Geocoding", "TaxiDispatch", "Fleet",
+        .testTarget(name: "WayfareAPITests", dependencies: ["WayfareAPI", "Services", "GeoJSON",]),
+        .testTarget(name: "WayfareServerTests", dependencies: [ "WayfareServer", "WayfareDemo", "ServiceSimulation", "CityFolder", "Services", "Storage", "GeoJSON", "TestSupport", "ZoneImport", "Zones", "RoadGraph",
+                                                              "Geocoding", "TaxiDispatch",
                                                               .product(name: "HummingbirdTesting", package: "hummingbird"),
                                                               .product(name: "Logging", package: "swift-log"),
-                                                              .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "BackendExample", "Geodesy", "GeoJSON", "Zones", "RoadGraph", "Fleet", "PostgresStorage", "TestSupport"]),
+                                                              .product(name: "Crypto", package: "swift-crypto"), .product(name: "Hummingbird", package: "hummingbird"), "SQLiteStorage"]),
+        .testTarget(name: "WayfareCLITests", dependencies: ["WayfareCLI", "BackendExample", "Geodesy", "GeoJSON", "Zones", "RoadGraph", "Fleet", "PostgresStorage", "TestSupport", "Essentials"]),
     ],
     swiftLanguageModes: [.v6]
 )

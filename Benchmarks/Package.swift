@@ -11,15 +11,15 @@ let package = Package(
         .package(name: "Wayfare", path: ".."),
     ],
     targets: [
-        benchmark("ZoneLookup", using: ["Zones", "ZoneImport", "Geodesy", "WayfareTestKit"]),
-        benchmark("FleetIndex", using: ["SpatialIndex", "Fleet", "Geodesy", "WayfareTestKit"]),
-        benchmark("Routing", using: ["RoadGraph", "Geodesy", "WayfareTestKit"]),
+        benchmark("ZoneLookup", using: ["Zones", "ZoneImport", "Geodesy", "Workloads"]),
+        benchmark("FleetIndex", using: ["SpatialIndex", "Fleet", "Geodesy", "Workloads"]),
+        benchmark("Routing", using: ["RoadGraph", "Geodesy", "Workloads"]),
         // Not "Dispatch": that is libdispatch's module name.
-        benchmark("DispatchBench", folder: "Dispatch", using: ["TaxiDispatch", "Fleet", "Zones", "ZoneImport", "RoadGraph", "Geodesy", "WayfareTestKit"]),
+        benchmark("DispatchBench", folder: "Dispatch", using: ["TaxiDispatch", "Fleet", "Zones", "ZoneImport", "RoadGraph", "Geodesy", "Workloads"]),
         // Not "Geocoding": target names must be unique across the package graph.
-        benchmark("GeocoderBench", folder: "Geocoding", using: ["Geocoding", "Geodesy", "SpatialIndex", "WayfareTestKit"]),
+        benchmark("GeocoderBench", folder: "Geocoding", using: ["Geocoding", "Geodesy", "SpatialIndex", "Workloads"]),
         // Whole trips through the services on SQLite, beside one write transaction.
-        benchmark("BookingsBench", folder: "Bookings", using: ["Services", "Storage", "Fares", "Fleet", "TaxiDispatch", "ZoneImport", "Zones",
+        benchmark("BookingsBench", folder: "Bookings", using: ["Services", "CityModel", "Storage", "SQLiteStorage", "Fares", "Fleet", "TaxiDispatch", "ZoneImport", "Zones",
                                                                "RoadGraph", "Geodesy"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test: the whole suite (the store tests on SQLite and on a throwaway PostgreSQL), the live page in headless Chromium
+# Every test: Package.swift checked against the imports, the whole suite (the store tests on SQLite and on a throwaway PostgreSQL), the live page in headless Chromium
 # (scripts/browser_test.py; Debian's chromium is installed when missing), the boundary fuzzer (scripts/fuzz_api.py) and
 # schemathesis against the served OpenAPI document
 # (scripts/schemathesis.sh; installed with pip when missing), then the concurrency tests again under ThreadSanitizer, the
@@ -19,6 +19,8 @@ WAYFARE_POSTGRES_URL=$(bash scripts/postgres.sh start "$pgdir" "$pgport" | tail 
 WAYFARE_POSTGRES_CA="$pgdir/server.crt"
 export WAYFARE_POSTGRES_URL WAYFARE_POSTGRES_CA
 echo "== PostgreSQL for the store tests on 127.0.0.1:$pgport"
+echo "== Package.swift against the imports and the layer comment (both packages)"
+python3 scripts/check-imports.py
 swift build --build-tests
 swift test --skip-build
 echo "== The live page in headless Chromium: load, click a trip, book it, see the cab move, save a screenshot"
@@ -46,8 +48,11 @@ if ! grep -q "Test run with $expected_tsan_tests tests" "$log"; then
 fi
 echo "== Documentation: a doc comment on every public declaration; the DocC catalogs build without warnings"
 python3 scripts/check-doc-comments.py
+echo "== The README and docs/: every link resolves, and the module map is Package.swift's layers"
+python3 scripts/check-links.py
+python3 scripts/module-map.py --check
 docc_targets=()
-for m in Geodesy GeoJSON Projection Geometry CSVFile Zones ZoneImport SpatialIndex Fleet Favourites OSM RoadGraph Geocoding TaxiDispatch CitySimulation Fares Storage PostgresStorage Services ServiceSimulation CityFolder WayfareAPI WayfareServer WayfareTestKit; do
+for m in BinaryFile Geodesy GeoJSON Projection Geometry CSVFile Zones ZoneImport SpatialIndex Fleet Favourites OSM RoadGraph Geocoding TaxiDispatch CitySimulation Fares Storage PostgresStorage Services ServiceSimulation CityFolder WayfareAPI WayfareServer Workloads Essentials CityModel SQLiteStorage; do
     docc_targets+=(--target "$m")
 done
 swift package generate-documentation "${docc_targets[@]}" --warnings-as-errors >/dev/null

@@ -6,11 +6,13 @@
 // a fare, settles it; then books a cab in Monaco (Data/monaco, read from the current folder),
 // lets the driver accept, drive and end the trip, and prints the invoice, the balances and
 // the ledger audit.
+import CityModel
 import Fares
 import Fleet
 import Foundation
 import Geodesy
 import RoadGraph
+import SQLiteStorage
 import Services
 import Storage
 import TaxiDispatch

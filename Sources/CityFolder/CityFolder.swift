@@ -1,9 +1,9 @@
+import CityModel
 import Fares
 import Foundation
 import Geocoding
 import GeoJSON
 import RoadGraph
-import Services
 import Zones
 
 /// A city as one folder of files: what a server loads to serve it, and what

@@ -1,3 +1,4 @@
+import Essentials
 import Fleet
 import Foundation
 import Geodesy
@@ -255,8 +256,8 @@ final class Engine: @unchecked Sendable {
         let drivers = stats.drivers.sorted { $0.key < $1.key }
         let sortedNanos = decisionNanos.sorted()
         let latency = sortedNanos.isEmpty ? nil : CitySimulation.Summary.Latency(
-            p50: round3(sortedNanos[(sortedNanos.count - 1) / 2] / 1000),
-            p99: round3(sortedNanos[min(sortedNanos.count - 1, Int((Double(sortedNanos.count) * 0.99).rounded(.up)) - 1)] / 1000))
+            p50: round3((percentile(0.5, ofSorted: sortedNanos) ?? 0) / 1000),
+            p99: round3((percentile(0.99, ofSorted: sortedNanos) ?? 0) / 1000))
         let d = ContinuousClock.now - wall
         let summary = CitySimulation.Summary(
             cabs: configuration.cabs, hours: configuration.hours, seed: configuration.seed,

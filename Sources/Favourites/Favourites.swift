@@ -1,6 +1,5 @@
 import Foundation
 import Geodesy
-import Projection
 
 /// A passenger's saved place.
 public struct Favourite: Hashable, Sendable {
@@ -34,9 +33,11 @@ public enum FavouriteError: Error, Equatable, Sendable, CustomStringConvertible 
 
 /// One passenger's favourite places: at most 20, each named, no two within 150 m.
 ///
-/// Distances are geodesic (WGS84, PROJ's `geod_inverse`): the 150 m rule decides a dispute,
-/// so it uses the exact distance; a haversine pre-check (which is within 0.5 %) skips the
-/// exact one for places clearly farther. The boundary is inclusive: 150.000 m is the same
+/// Distances are ellipsoidal (WGS84, Vincenty's formula in `Geodesy`, which the tests hold
+/// to PROJ's `geod_inverse` within a millimetre): the 150 m rule decides a dispute, so it
+/// uses the exact distance; a haversine pre-check (which is within 0.5 %) skips the exact
+/// one for places clearly farther. No C library: the services that keep favourites do not
+/// link PROJ. The boundary is inclusive: 150.000 m is the same
 /// place. Names are compared without case or accents ("Cafe" = "café").
 ///
 /// A value type of at most 20 entries, so millions of passengers cost memory in proportion
@@ -78,7 +79,8 @@ public struct FavouritePlaces: Hashable, Sendable {
         for f in places {
             // Haversine is within 0.5 % of the geodesic: beyond 151 m it cannot be ≤ 150 m.
             guard f.location.distance(to: point) <= Self.sameplaceMetres * 1.006 else { continue }
-            let d = Geodesic.wgs84.distance(from: f.location, to: point)
+            // Within 151 m nothing is nearly antipodal: Vincenty converges.
+            guard let d = WGS84.distance(from: f.location, to: point) else { continue }
             if d <= Self.sameplaceMetres, best.map({ d < $0.1 }) ?? true { best = (f, d) }
         }
         return best?.0

@@ -5,8 +5,9 @@ import Foundation
 /// Which distance to use: `haversine` (this file) is within 0.5 % of the true ellipsoidal
 /// distance everywhere and costs a few nanoseconds; rank and filter with it. Where metres
 /// matter to a person (a fare's distance, a reported snap distance, the 150 m favourite
-/// rule in a dispute), use `Geodesic.wgs84.distance` in the Projection module, which is
-/// exact on the WGS84 ellipsoid to the nanometre.
+/// rule in a dispute), use ``WGS84/distance(from:to:)`` here (Vincenty, pure Swift, for
+/// points not nearly antipodal) or `Geodesic.wgs84.distance` in the Projection module
+/// (PROJ, exact everywhere).
 public enum Earth {
     /// Mean Earth radius R1 = (2a + b) / 3, in metres.
     public static let meanRadius: Double = 6_371_008.8

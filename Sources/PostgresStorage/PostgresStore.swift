@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 import Logging
 import PostgresNIO
@@ -14,9 +15,8 @@ import Storage
 /// Calls block their thread on the network; the async `write`/`read` of `SQLStore` run
 /// them on a Dispatch worker. Never call the blocking forms from a SwiftNIO event loop.
 ///
-/// `Sendable` (checked by hand): the configuration is immutable, and the pool of idle
-/// connections is read and written only under `lock`, an `NSLock` (a pthread mutex, which
-/// ThreadSanitizer understands, unlike `Mutex`); a connection is used by one transaction
+/// `Sendable` (checked by hand, for the semaphore): the configuration is immutable, the
+/// pool of idle connections sits in a `Locked`, and a connection is used by one transaction
 /// at a time.
 public final class PostgresStore: SQLStore, @unchecked Sendable {
     /// Always `SQLDialect/postgres`.
@@ -27,8 +27,7 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
     private let logger: Logger
     private let maxRetries: Int
     private let slots: DispatchSemaphore
-    private let lock = NSLock()
-    private var state = PoolState()
+    private let state = Locked(PoolState())
 
     private struct PoolState {
         var idle: [PostgresConnection] = []
@@ -95,7 +94,7 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
 
     /// Closes every idle connection; connections in use close when their transaction ends.
     public func close() {
-        let idle = lock.withLock { () -> [PostgresConnection] in
+        let idle = state.withLock { state -> [PostgresConnection] in
             state.closed = true
             defer { state.idle = [] }
             return state.idle
@@ -152,7 +151,7 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
     }
 
     private func acquire() throws(StoreError) -> PostgresConnection {
-        let (closed, reused) = lock.withLock { () -> (Bool, PostgresConnection?) in
+        let (closed, reused) = state.withLock { state -> (Bool, PostgresConnection?) in
             state.closed ? (true, nil) : (false, state.idle.popLast())
         }
         if closed { throw StoreError.closed }
@@ -161,7 +160,7 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
     }
 
     private func release(_ connection: PostgresConnection, healthy: Bool) {
-        let keep = healthy && !connection.isClosed && lock.withLock { () -> Bool in
+        let keep = healthy && !connection.isClosed && state.withLock { state -> Bool in
             guard !state.closed else { return false }
             state.idle.append(connection)
             return true
@@ -170,7 +169,7 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
     }
 
     private func connect() throws(StoreError) -> PostgresConnection {
-        let id = lock.withLock { () -> Int in
+        let id = state.withLock { state -> Int in
             defer { state.nextID += 1 }
             return state.nextID
         }

@@ -1,5 +1,7 @@
+import Essentials
 import Foundation
 import GRDB
+import Storage
 
 /// The embedded store: one SQLite file through GRDB.swift, nothing to install.
 ///
@@ -8,16 +10,14 @@ import GRDB
 /// durable before ``blockingWrite(_:)`` returns, so an acknowledged payment survives a power cut,
 /// not only a crash of the process. Foreign keys are on.
 ///
-/// `Sendable` (checked by hand): the pool is GRDB's `Sendable` `DatabasePool`, and the
-/// optional that says whether it is closed is read and written only under `lock`, an
-/// `NSLock` (a pthread mutex, which ThreadSanitizer understands, unlike `Mutex`).
-public final class SQLiteStore: SQLStore, @unchecked Sendable {
+/// `Sendable`: the pool is GRDB's `Sendable` `DatabasePool`, and the optional that says
+/// whether it is closed sits in a `Locked`.
+public final class SQLiteStore: SQLStore, Sendable {
     /// Always ``SQLDialect/sqlite``.
     public var dialect: SQLDialect { .sqlite }
     /// The database file.
     public let path: String
-    private var pool: DatabasePool?
-    private let lock = NSLock()
+    private let pool: Locked<DatabasePool?>
 
     /// Opens (and creates, when missing) the database file at `path`.
     ///
@@ -43,14 +43,14 @@ public final class SQLiteStore: SQLStore, @unchecked Sendable {
             // Touch the file now, so that a file that is not a database fails here and not
             // at the first payment.
             _ = try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
-            self.pool = pool
+            self.pool = Locked(pool)
         } catch {
             throw StoreError.unavailable("\(path): \(Self.reason(error))")
         }
     }
 
     private func openPool() throws(StoreError) -> DatabasePool {
-        guard let pool = lock.withLock({ self.pool }) else { throw StoreError.closed }
+        guard let pool = pool.withLock({ $0 }) else { throw StoreError.closed }
         return pool
     }
 
@@ -73,11 +73,11 @@ public final class SQLiteStore: SQLStore, @unchecked Sendable {
 
     /// Closes the pool; later calls throw ``StoreError/closed``.
     public func close() {
-        let pool = lock.withLock { () -> DatabasePool? in
-            defer { self.pool = nil }
-            return self.pool
+        let open = pool.withLock { pool -> DatabasePool? in
+            defer { pool = nil }
+            return pool
         }
-        try? pool?.close()
+        try? open?.close()
     }
 
     /// Runs `work`, turning GRDB's errors into ``StoreError`` and passing the body's own
@@ -128,7 +128,7 @@ struct SQLiteConnection: SQLConnection {
         return db.changesCount
     }
 
-    func query(_ sql: String, _ arguments: [SQLValue]) throws -> [Row] {
+    func query(_ sql: String, _ arguments: [SQLValue]) throws -> [Storage.Row] {
         let rows = try GRDB.Row.fetchAll(db.cachedStatement(sql: sql), arguments: Self.arguments(arguments))
         return try rows.map { row in
             let columns = Array(row.columnNames)
@@ -141,7 +141,7 @@ struct SQLiteConnection: SQLConnection {
                 case .blob: throw StoreError.decoding(column: column, expected: "an integer or text, not a blob")
                 }
             }
-            return Row(columns: columns, values: values)
+            return Storage.Row(columns: columns, values: values)
         }
     }
 

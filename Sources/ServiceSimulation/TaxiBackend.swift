@@ -1,3 +1,5 @@
+import CityModel
+import Essentials
 import Fleet
 import Foundation
 import Geodesy

@@ -1,4 +1,5 @@
 import CitySimulation
+import Essentials
 import Fleet
 import Foundation
 import Geodesy
@@ -439,9 +440,7 @@ final class World: @unchecked Sendable {
     }
 
     /// The nearest-rank percentile of sorted values.
-    func rank(_ sorted: [Double], _ q: Double) -> Double {
-        sorted[min(sorted.count - 1, max(0, Int((Double(sorted.count) * q).rounded(.up)) - 1))]
-    }
+    func rank(_ sorted: [Double], _ q: Double) -> Double { percentile(q, ofSorted: sorted) ?? 0 }
 }
 
 /// Rounded to 3 decimals, for readable JSON.

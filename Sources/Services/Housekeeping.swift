@@ -1,3 +1,4 @@
+import Essentials
 import Fleet
 import Foundation
 import Storage

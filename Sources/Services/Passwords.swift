@@ -109,9 +109,10 @@ public enum PasswordPolicy {
     public static let maximumLength = 128
 
     /// The common passwords refused, lower-cased: SecLists' 10,000 most common (see
-    /// `CommonPasswords/PROVENANCE.md`).
+    /// `CommonPasswords/PROVENANCE.md`), embedded at build time from the text file and read
+    /// once, on first use.
     package static let commonPasswords: Set<String> = Set(
-        commonPasswordListText.split(separator: "\n").map { $0.lowercased() })
+        String(decoding: PackageResources.common_passwords_txt, as: UTF8.self).split(whereSeparator: \.isNewline).map { $0.lowercased() })
 
     /// Checks `password` and its confirmation for a user of `role`.
     /// - Throws: ``ServiceError/invalid(field:reason:)`` naming `password` or

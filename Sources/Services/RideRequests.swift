@@ -1,3 +1,5 @@
+import CityModel
+import Essentials
 import Fares
 import Fleet
 import Foundation

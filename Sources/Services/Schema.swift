@@ -1,3 +1,4 @@
+import CityModel
 import Storage
 
 /// The services' schema, as the list of migrations that builds it.

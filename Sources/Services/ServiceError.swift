@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 import Storage
 
@@ -32,7 +33,7 @@ public enum ServiceError: Error, Equatable, Sendable, CustomStringConvertible {
         case .conflict(let why): return why
         case .unauthorized(let why): return why
         case .suspended(let until):
-            return "account suspended until \(ISO8601DateFormatter().string(from: until)) after 3 failed attempts"
+            return "account suspended until \(ISO8601.seconds(until)) after 3 failed attempts"
         case .forbidden(let why): return why
         case .idempotencyKeyReused(let key):
             return "idempotency key \(key) was already used for a different request"

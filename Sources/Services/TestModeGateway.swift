@@ -1,3 +1,4 @@
+import Essentials
 import Fleet
 
 /// A payment gateway in test mode, as card gateways offer: no money moves, and the card

@@ -1,4 +1,5 @@
 import CIntrinsics
+import Essentials
 import Geodesy
 
 /// Reusable search buffers. Keep one per thread and pass it to every query, so that a query
@@ -6,12 +7,30 @@ import Geodesy
 public final class SearchWorkspace {
     /// Nodes waiting to be visited (a stack), and the best entries so far (a max-heap).
     var pending = RawArray<QueueItem>()
-    var best = RawHeap()
+    var best = Heap<FarthestFirst>()
     /// The answers of a radius search, copied out in one go at the end.
     var found = RawArray<Neighbour>()
     /// Empty scratch space; it grows to what the searches need and keeps it.
     public init() {}
-    deinit { pending.release(); best.release(); found.release() }
+    deinit { pending.release(); found.release() }
+}
+
+/// The k best so far with the worst on top, so that a better one replaces it in one sift.
+enum FarthestFirst: HeapOrder {
+    @inline(__always)
+    static func precedes(_ a: QueueItem, _ b: QueueItem) -> Bool { QueueItem.before(b, a) }
+}
+
+/// The incremental search's one queue of nodes and entries: nearer first; at equal distance
+/// nodes before entries (so no entry is returned before an equally near one still inside a
+/// node), then the lower id.
+enum NearerFirst: HeapOrder {
+    @inline(__always)
+    static func precedes(_ a: QueueItem, _ b: QueueItem) -> Bool {
+        if a.d2 != b.d2 { return a.d2 < b.d2 }
+        if (a.level < 0) != (b.level < 0) { return a.level >= 0 }
+        return a.id < b.id
+    }
 }
 
 /// A search item: a squared chord, and a node (level ≥ 0; 0 = leaf) or an entry (level −1).
@@ -25,8 +44,8 @@ struct QueueItem {
 }
 
 /// A growable array in a raw buffer, used as a stack and as an output buffer: no
-/// uniqueness or capacity check of a Swift array on every push. Unsafe code behind the same
-/// wall as `RawHeap`.
+/// uniqueness or capacity check of a Swift array on every push. Unsafe code behind a small
+/// wall: every access is below `count`, which only `push`, `pop` and `append` move.
 struct RawArray<Element: BitwiseCopyable> {
     private(set) var items: UnsafeMutablePointer<Element>
     private(set) var count = 0
@@ -89,93 +108,6 @@ extension RawArray {
     }
 }
 
-struct RawHeap {
-    private(set) var items: UnsafeMutablePointer<QueueItem>
-    private(set) var count = 0
-    private var capacity: Int
-
-    init(capacity: Int = 256) {
-        items = .allocate(capacity: capacity)
-        self.capacity = capacity
-    }
-
-    func release() { items.deallocate() }
-
-    @inline(__always) mutating func removeAll() { count = 0 }
-    @inline(__always) var top: QueueItem { items[0] }
-
-    @inline(__always)
-    private mutating func append(_ x: QueueItem) -> Int {
-        if count == capacity {
-            let bigger = UnsafeMutablePointer<QueueItem>.allocate(capacity: capacity * 2)
-            bigger.moveInitialize(from: items, count: count)
-            items.deallocate()
-            items = bigger
-            capacity *= 2
-        }
-        items[count] = x
-        count += 1
-        return count - 1
-    }
-
-    @inline(__always)
-    mutating func pushMax(_ x: QueueItem) {
-        var i = append(x)
-        while i > 0 {
-            let p = (i - 1) >> 1
-            guard QueueItem.before(items[p], x) else { break }
-            items[i] = items[p]; i = p
-        }
-        items[i] = x
-    }
-
-    /// Replaces the largest item and restores the max-heap.
-    @inline(__always)
-    mutating func replaceMax(_ x: QueueItem) {
-        var i = 0
-        while true {
-            let l = 2 * i + 1
-            if l >= count { break }
-            let r = l + 1
-            let c = r < count && QueueItem.before(items[l], items[r]) ? r : l
-            guard QueueItem.before(x, items[c]) else { break }
-            items[i] = items[c]; i = c
-        }
-        items[i] = x
-    }
-}
-
-/// A binary heap on a plain array with a comparator, for the incremental search.
-enum Heap {
-    static func push(_ h: inout [QueueItem], _ item: QueueItem, above: (QueueItem, QueueItem) -> Bool) {
-        h.append(item)
-        var i = h.count - 1
-        while i > 0 {
-            let p = (i - 1) >> 1
-            guard above(h[i], h[p]) else { break }
-            h.swapAt(i, p); i = p
-        }
-    }
-
-    static func pop(_ h: inout [QueueItem], above: (QueueItem, QueueItem) -> Bool) -> QueueItem? {
-        guard let top = h.first else { return nil }
-        let last = h.removeLast()
-        if !h.isEmpty {
-            h[0] = last
-            var i = 0
-            while true {
-                let l = 2 * i + 1, r = l + 1
-                var m = i
-                if l < h.count && above(h[l], h[m]) { m = l }
-                if r < h.count && above(h[r], h[m]) { m = r }
-                if m == i { break }
-                h.swapAt(i, m); i = m
-            }
-        }
-        return top
-    }
-}
-
 /// The radius rule: an entry is within `r` metres when its reported distance (the exact
 /// great-circle distance on the mean sphere, `ChordDistance.metres`) is ≤ r — points exactly
 /// on the boundary are included. Pruning uses a bound a hair wider, and candidates near the
@@ -211,8 +143,10 @@ extension RTreeCore {
         let fanout = Self.fanout
         // The buffers are taken out of the workspace for the search: a stored property of a
         // class would cost an exclusivity check and a retain on every push.
-        var pending = w.pending, best = w.best
-        defer { w.pending = pending; w.best = best }
+        // The heap is swapped out and back (not copied), so its buffer stays unique and is reused.
+        var pending = w.pending, best = Heap<FarthestFirst>()
+        swap(&best, &w.best)
+        defer { w.pending = pending; swap(&best, &w.best) }
         pending.removeAll()
         best.removeAll()
         // Depth-first branch and bound (as a k-d tree search does it), not a global best-first
@@ -224,7 +158,7 @@ extension RTreeCore {
         pending.push(QueueItem(d2: 0, id: root, level: inners[Int(root)].level))
         while pending.count > 0 {
             let top = pending.pop()
-            let limit = best.count == k ? min(best.top.d2, bound.prune2) : bound.prune2
+            let limit = best.count == k ? min(best.top?.d2 ?? .infinity, bound.prune2) : bound.prune2
             // `>` and not `>=`: at an equal distance a lower entry id may still be waiting.
             if top.d2 > limit { continue }
             if top.level == 0 {
@@ -252,8 +186,7 @@ extension RTreeCore {
             if nearestAt >= 0 { pending.swapToTop(nearestAt) }
         }
         // The max-heap holds the answer; sort it nearest first.
-        for i in 0..<best.count {
-            let item = best.items[i]
+        for item in best.unordered {
             result.append(Neighbour(entry: EntryID(rawValue: item.id), chord2: item.d2))
         }
         result.sort { $0.chord2 < $1.chord2 || ($0.chord2 == $1.chord2 && $0.entry < $1.entry) }
@@ -262,11 +195,11 @@ extension RTreeCore {
     /// Offers every accepted point of a leaf to the k best. A method with its state passed
     /// in, not a nested closure: a closure capturing the heap would box it per query.
     @inline(__always)
-    func scan(leaf: Int, q: SpherePoint, k: Int, filter: EntryFilter, bound: RadiusBound, best: inout RawHeap) {
+    func scan(leaf: Int, q: SpherePoint, k: Int, filter: EntryFilter, bound: RadiusBound, best: inout Heap<FarthestFirst>) {
         let base = leaf * Self.leafCapacity
         // The farthest a point may be to matter, kept in a local: most points fail this one
         // comparison (at an equal distance the entry id decides, below).
-        var limit = best.count == k ? min(best.top.d2, bound.prune2) : bound.prune2
+        var limit = best.count == k ? min(best.top?.d2 ?? .infinity, bound.prune2) : bound.prune2
         for s in base..<(base + Int(leaves[leaf].count)) {
             let slot = leafSlots[s]
             guard filter.accepts(tag: slot.tag, stamp: slot.stamp) else { continue }
@@ -275,13 +208,13 @@ extension RTreeCore {
             guard d2 <= limit, bound.admits(d2) else { continue }
             let item = QueueItem(d2: d2, id: slot.entry, level: -1)
             if best.count < k {
-                best.pushMax(item)
-            } else if QueueItem.before(item, best.top) {
-                best.replaceMax(item)
+                best.push(item)
+            } else if let worst = best.top, QueueItem.before(item, worst) {
+                best.replaceTop(with: item)
             } else {
                 continue
             }
-            if best.count == k { limit = min(best.top.d2, bound.prune2) }
+            if best.count == k { limit = min(best.top?.d2 ?? .infinity, bound.prune2) }
         }
     }
 
@@ -385,17 +318,17 @@ public struct NeighbourSequence: Sequence, IteratorProtocol {
     let point: SpherePoint
     let bound: RadiusBound
     let filter: EntryFilter
-    var queue: [QueueItem]
+    var queue = Heap<NearerFirst>()
 
     init(tree: RTreeCore, point: SpherePoint, bound: RadiusBound, filter: EntryFilter) {
         self.tree = tree; self.point = point; self.bound = bound; self.filter = filter
-        queue = tree.count > 0 ? [QueueItem(d2: 0, id: tree.root, level: tree.inners[Int(tree.root)].level)] : []
+        if tree.count > 0 { queue.push(QueueItem(d2: 0, id: tree.root, level: tree.inners[Int(tree.root)].level)) }
     }
 
     /// The next nearest entry that passes the filter, or nil when none is left.
     public mutating func next() -> Neighbour? {
         let fanout = RTreeCore.fanout
-        while let top = Heap.pop(&queue, above: Self.nearer) {
+        while let top = queue.pop() {
             if top.level < 0 { return Neighbour(entry: EntryID(rawValue: top.id), chord2: top.d2) }
             if top.level == 0 {
                 let base = Int(top.id) * RTreeCore.leafCapacity
@@ -403,24 +336,16 @@ public struct NeighbourSequence: Sequence, IteratorProtocol {
                     let slot = tree.leafSlots[s]
                     guard filter.accepts(tag: slot.tag, stamp: slot.stamp) else { continue }
                     let d2 = SpherePoint(x: slot.x, y: slot.y, z: slot.z).chord2(to: point)
-                    if bound.admits(d2) { Heap.push(&queue, QueueItem(d2: d2, id: slot.entry, level: -1), above: Self.nearer) }
+                    if bound.admits(d2) { queue.push(QueueItem(d2: d2, id: slot.entry, level: -1)) }
                 }
             } else {
                 let base = Int(top.id) * fanout
                 for s in base..<(base + Int(tree.inners[Int(top.id)].count)) {
                     let d2 = tree.innerSlots[s].box.distance2(point.x, point.y, point.z)
-                    if d2 <= bound.prune2 { Heap.push(&queue, QueueItem(d2: d2, id: tree.innerSlots[s].child, level: top.level - 1), above: Self.nearer) }
+                    if d2 <= bound.prune2 { queue.push(QueueItem(d2: d2, id: tree.innerSlots[s].child, level: top.level - 1)) }
                 }
             }
         }
         return nil
-    }
-
-    /// Nearer first; at equal distance nodes before entries (so no entry is returned before
-    /// an equally near one still inside a node), then the lower id.
-    static func nearer(_ a: QueueItem, _ b: QueueItem) -> Bool {
-        if a.d2 != b.d2 { return a.d2 < b.d2 }
-        if (a.level < 0) != (b.level < 0) { return a.level >= 0 }
-        return a.id < b.id
     }
 }

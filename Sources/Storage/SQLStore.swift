@@ -36,7 +36,7 @@ extension SQLConnection {
     }
 }
 
-/// A transactional SQL store: SQLite (``SQLiteStore``) or PostgreSQL (`PostgresStore`).
+/// A transactional SQL store: SQLite (`SQLiteStore`, in `SQLiteStorage`) or PostgreSQL (`PostgresStore`, in `PostgresStorage`).
 ///
 /// Every call runs its body in one transaction that commits when the body returns and rolls
 /// back when it throws, so an operation that touches several rows is applied whole or not at

@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 
 /// Figures about dispatch computed from a decision log alone: "statistics regarding
@@ -39,11 +40,11 @@ public struct DispatchStatistics: Sendable, Equatable {
         public var mean, p50, p95: Double
         /// The summary of `values` (nil when empty).
         public init?(_ values: [Double]) {
-            guard !values.isEmpty else { return nil }
             let s = values.sorted()
+            guard let p50 = percentile(0.5, ofSorted: s), let p95 = percentile(0.95, ofSorted: s) else { return nil }
             mean = s.reduce(0, +) / Double(s.count)
-            p50 = s[(s.count - 1) / 2]
-            p95 = s[min(s.count - 1, Int((Double(s.count) * 0.95).rounded(.up)) - 1)]
+            self.p50 = p50
+            self.p95 = p95
         }
     }
 

@@ -1,45 +1,29 @@
+import Essentials
 import Foundation
 
-/// A binary min-heap of timed items: the dispatcher's deadlines. Ties pop in push order.
+/// Timed items on the project's one heap (`Essentials.Heap`): the dispatcher's deadlines
+/// and the virtual scheduler's work. Ties pop in push order, which a counter gives.
 struct TimedHeap<What> {
     struct Entry { var date: Date; var order: UInt64; var what: What }
-    private(set) var entries: [Entry] = []
+    enum EarliestFirst: HeapOrder {
+        static func precedes(_ a: Entry, _ b: Entry) -> Bool { a.date < b.date || (a.date == b.date && a.order < b.order) }
+    }
+    private var heap = Heap<EarliestFirst>()
     private var order: UInt64 = 0
 
-    var first: Entry? { entries.first }
-    var count: Int { entries.count }
+    var first: Entry? { heap.top }
+    var count: Int { heap.count }
 
     mutating func push(_ date: Date, _ what: What) {
         order += 1
-        entries.append(Entry(date: date, order: order, what: what))
-        var i = entries.count - 1
-        while i > 0 {
-            let p = (i - 1) / 2
-            guard Self.before(entries[i], entries[p]) else { break }
-            entries.swapAt(i, p); i = p
-        }
+        heap.push(Entry(date: date, order: order, what: what))
     }
 
     @discardableResult
-    mutating func pop() -> Entry? {
-        guard !entries.isEmpty else { return nil }
-        let top = entries[0], last = entries.removeLast()
-        if !entries.isEmpty {
-            entries[0] = last
-            var i = 0
-            while true {
-                let l = 2 * i + 1, r = l + 1
-                var m = i
-                if l < entries.count, Self.before(entries[l], entries[m]) { m = l }
-                if r < entries.count, Self.before(entries[r], entries[m]) { m = r }
-                if m == i { break }
-                entries.swapAt(i, m); i = m
-            }
-        }
-        return top
-    }
+    mutating func pop() -> Entry? { heap.pop() }
 
-    private static func before(_ a: Entry, _ b: Entry) -> Bool { a.date < b.date || (a.date == b.date && a.order < b.order) }
+    /// Keeps only the entries `isIncluded` accepts.
+    mutating func filter(_ isIncluded: (Entry) -> Bool) { heap.filter(isIncluded) }
 }
 
 /// When cabs go stale: one entry per applied report (the cab's slot and that report's
@@ -58,9 +42,5 @@ struct StaleHeap {
 
     /// Keeps only the entries `isLatest` accepts (one per cab): called when leftovers
     /// dominate.
-    mutating func compact(isLatest: (Item) -> Bool) {
-        var fresh = TimedHeap<Item>()
-        for e in heap.entries where isLatest(e.what) { fresh.push(e.date, e.what) }
-        heap = fresh
-    }
+    mutating func compact(isLatest: (Item) -> Bool) { heap.filter { isLatest($0.what) } }
 }

@@ -5,10 +5,19 @@ import GeoJSON
 /// optional as `null` (a client sees every field the document names), times as ISO 8601
 /// with milliseconds, whole numbers without a fraction.
 public enum WireEncoder {
+    /// How field names are written.
+    public enum KeyStyle: Sendable {
+        /// As the coding keys say (the API's types spell their wire names out).
+        case asDeclared
+        /// Swift's `camelCase` as `snake_case` (`p50Us` as `p50_us`): the command line's
+        /// one-line reports, whose field names are their properties'.
+        case snakeCase
+    }
+
     /// `value` as a JSON value.
-    public static func encode<T: Encodable>(_ value: T) -> JSONValue {
+    public static func encode<T: Encodable>(_ value: T, keys: KeyStyle = .asDeclared) -> JSONValue {
         let root = Slot()
-        do { try ValueWriter(slot: root, path: []).write(value) } catch {
+        do { try ValueWriter(slot: root, path: [], snakeCase: keys == .snakeCase).write(value) } catch {
             // Only a type's own `encode(to:)` could throw, and none of the API's does.
             return .null
         }
@@ -17,6 +26,15 @@ public enum WireEncoder {
 
     /// `value` as the bytes of a JSON document.
     public static func bytes<T: Encodable>(_ value: T) -> [UInt8] { Array(encode(value).serialized.utf8) }
+
+    /// `name` in snake case: an underscore before each capital, which is lowered.
+    static func snakeCased(_ name: String) -> String {
+        var out = ""
+        for c in name {
+            if c.isUppercase { out += out.isEmpty ? "" : "_"; out += c.lowercased() } else { out.append(c) }
+        }
+        return out
+    }
 }
 
 /// A value being built: objects and lists hold their children's slots until the end.
@@ -54,17 +72,18 @@ final class Slot {
 struct ValueWriter: Encoder {
     let slot: Slot
     let path: [any CodingKey]
+    var snakeCase = false
     var codingPath: [any CodingKey] { path }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         if case .object = slot.content {} else { slot.content = .object([]) }
-        return KeyedEncodingContainer(ObjectWriter<Key>(slot: slot, path: path))
+        return KeyedEncodingContainer(ObjectWriter<Key>(slot: slot, path: path, snakeCase: snakeCase))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
         if case .list = slot.content {} else { slot.content = .list([]) }
-        return ListWriter(slot: slot, path: path)
+        return ListWriter(slot: slot, path: path, snakeCase: snakeCase)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer { self }
@@ -106,9 +125,13 @@ extension ValueWriter: SingleValueEncodingContainer {
 struct ObjectWriter<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let slot: Slot
     let path: [any CodingKey]
+    let snakeCase: Bool
     var codingPath: [any CodingKey] { path }
 
-    private func child(_ key: Key) -> ValueWriter { ValueWriter(slot: slot.member(key.stringValue), path: path + [key]) }
+    private func child(_ key: Key) -> ValueWriter {
+        let name = snakeCase ? WireEncoder.snakeCased(key.stringValue) : key.stringValue
+        return ValueWriter(slot: slot.member(name), path: path + [key], snakeCase: snakeCase)
+    }
 
     mutating func encodeNil(forKey key: Key) throws { child(key).encodeNil() }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try child(key).write(value) }
@@ -160,10 +183,11 @@ struct ObjectWriter<Key: CodingKey>: KeyedEncodingContainerProtocol {
 struct ListWriter: UnkeyedEncodingContainer {
     let slot: Slot
     let path: [any CodingKey]
+    let snakeCase: Bool
     var codingPath: [any CodingKey] { path }
     var count: Int { if case let .list(items) = slot.content { items.count } else { 0 } }
 
-    private func next() -> ValueWriter { ValueWriter(slot: slot.appendItem(), path: path + [IndexKey(count)]) }
+    private func next() -> ValueWriter { ValueWriter(slot: slot.appendItem(), path: path + [IndexKey(count)], snakeCase: snakeCase) }
 
     mutating func encodeNil() throws { next().encodeNil() }
     mutating func encode<T: Encodable>(_ value: T) throws { try next().write(value) }

@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 
 /// What a field of a request may hold, stated once: the strict decoder enforces it and the
@@ -61,23 +62,11 @@ public struct WireError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(field) \(reason)" }
 }
 
-/// The wire's times: ISO 8601 in UTC with milliseconds out, with or without fractions in.
+/// The wire's times: `Essentials.ISO8601` (UTC with milliseconds out; with or without
+/// fractions in).
 enum WireTime {
-    static func string(_ date: Date) -> String {
-        // To the nearest millisecond (the format style truncates, so 0.123 stored as
-        // 0.12299… would be written .122).
-        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
-        let seconds = (milliseconds / 1000).rounded(.down)
-        let fraction = Int(milliseconds - seconds * 1000)
-        let whole = Date(timeIntervalSince1970: seconds).formatted(Date.ISO8601FormatStyle())
-        return whole.dropLast() + "." + String(repeating: "0", count: fraction < 10 ? 2 : fraction < 100 ? 1 : 0) + String(fraction) + "Z"
-    }
-
-    static func date(_ text: String) -> Date? {
-        guard text.utf8.count <= 40 else { return nil }
-        if let d = try? Date(text, strategy: .iso8601) { return d }
-        return try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-    }
+    static func string(_ date: Date) -> String { ISO8601.string(date) }
+    static func date(_ text: String) -> Date? { ISO8601.date(text) }
 }
 
 /// A coding path as a field name: `cabs[3].id`.

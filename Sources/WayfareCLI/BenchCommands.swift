@@ -1,6 +1,8 @@
 import ArgumentParser
+import Essentials
 import Foundation
-import WayfareTestKit
+import WayfareAPI
+import Workloads
 import Zones
 import ZoneImport
 
@@ -24,16 +26,14 @@ func timed<T>(_ body: () -> T) -> (T, Double) {
     return (answer, Double(DispatchTime.now().uptimeNanoseconds - start))
 }
 
-/// p50 and p99 of timings.
+/// p50 and p99 of timings (nearest rank; 0 when there are none).
 func percentiles(_ timings: [Double]) -> (Double, Double) {
     let sorted = timings.sorted()
-    return (sorted[sorted.count / 2], sorted[min(sorted.count - 1, sorted.count * 99 / 100)])
+    return (percentile(0.5, ofSorted: sorted) ?? 0, percentile(0.99, ofSorted: sorted) ?? 0)
 }
 
-func median(_ xs: [Double]) -> Double {
-    let s = xs.sorted()
-    return s.isEmpty ? 0 : s[s.count / 2]
-}
+/// The median (nearest rank; 0 when there are none).
+func median(_ xs: [Double]) -> Double { percentile(0.5, ofSorted: xs.sorted()) ?? 0 }
 
 struct BenchZones: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -62,7 +62,9 @@ struct BenchZones: ParsableCommand {
         }
         let mismatches = zip(engine, answers).filter { $0 != $1 }.count
         let n = Double(points.count)
-        print("{\"points\":\(points.count),\"engine_points_per_s\":\(Int(n / median(times))),\"baseline_points_per_s\":\(Int(n / baseTime)),\"mismatches\":\(mismatches)}")
+        struct Compared: Encodable { let points: Int; let enginePointsPerS, baselinePointsPerS: Double; let mismatches: Int }
+        printJSONLine(Compared(points: points.count, enginePointsPerS: (n / median(times)).rounded(), baselinePointsPerS: (n / baseTime).rounded(),
+                               mismatches: mismatches))
         if mismatches > 0 { throw ExitCode(1) }
     }
 }

@@ -1,4 +1,6 @@
 import ArgumentParser
+import CityModel
+import Essentials
 import Fares
 import Fleet
 import Foundation

@@ -6,6 +6,7 @@ import Foundation
 import GeoJSON
 import Geocoding
 import RoadGraph
+import WayfareAPI
 import ZoneImport
 import Zones
 
@@ -87,7 +88,9 @@ struct CityBuild: ParsableCommand {
         }
 
         note("5/5 settings: \(CityFolder.settingsFile)")
-        try writeOutput("{\"name\":\(jsonString(cityName)),\"booking_rules\":\"\(bookingRules)\"}\n", to: file(CityFolder.settingsFile))
+        struct Settings: Encodable { let name, bookingRules: String }
+        try writeOutput(WireEncoder.encode(Settings(name: cityName, bookingRules: bookingRules), keys: .snakeCase).serialized + "\n",
+                        to: file(CityFolder.settingsFile))
         // The folder as a server will load it: every cross-check (fares name real service areas).
         let loaded: CityFolder
         do { loaded = try CityFolder.load(staging) } catch { throw CLIError(error.reason) }
@@ -95,9 +98,11 @@ struct CityBuild: ParsableCommand {
             throw CLIError("\(out): cannot move the finished folder into place: \(error.localizedDescription)")
         }
         done = true
-        print("{\"city\":\(jsonString(cityName)),\"zones\":\(loaded.city.zones.zones.count),\"service_areas\":\(loaded.city.zones.serviceAreas.count),"
-              + "\"road_nodes\":\(loaded.city.network.nodeCount),\"places\":\(places),\"fare_rates\":\(loaded.city.fares.rates.values.reduce(0) { $0 + $1.count }),"
-              + "\"tolls\":\(loaded.city.tolls.tolls.count),\"seconds\":\(String(format: "%.2f", Date().timeIntervalSince(start)))}")
+        struct Built: Encodable { let city: String; let zones, serviceAreas, roadNodes, places, fareRates, tolls: Int; let seconds: Double }
+        printJSONLine(Built(city: cityName, zones: loaded.city.zones.zones.count, serviceAreas: loaded.city.zones.serviceAreas.count,
+                            roadNodes: loaded.city.network.nodeCount, places: places,
+                            fareRates: loaded.city.fares.rates.values.reduce(0) { $0 + $1.count }, tolls: loaded.city.tolls.tolls.count,
+                            seconds: rounded(Date().timeIntervalSince(start), 2)))
     }
 
     func copy(_ from: String, to: String) throws(CLIError) {
@@ -114,11 +119,11 @@ struct CityCheck: ParsableCommand {
     func run() throws {
         let loaded: CityFolder
         do { loaded = try CityFolder.load(folder) } catch { throw CLIError(error.description) }
-        print("{\"city\":\(jsonString(loaded.settings.name)),\"zones\":\(loaded.city.zones.zones.count),"
-              + "\"service_areas\":\(loaded.city.zones.serviceAreas.count),\"road_nodes\":\(loaded.city.network.nodeCount),"
-              + "\"geocoder\":\(loaded.geocoder != nil),\"currency\":\"\(loaded.city.fares.currency)\"}")
+        struct Checked: Encodable { let city: String; let zones, serviceAreas, roadNodes: Int; let geocoder: Bool; let currency: String }
+        printJSONLine(Checked(city: loaded.settings.name, zones: loaded.city.zones.zones.count, serviceAreas: loaded.city.zones.serviceAreas.count,
+                              roadNodes: loaded.city.network.nodeCount, geocoder: loaded.geocoder != nil, currency: loaded.city.fares.currency))
     }
 }
 
 /// A JSON string literal.
-func jsonString(_ s: String) -> String { JSONValue.string(s).serialized }
+

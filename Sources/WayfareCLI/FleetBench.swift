@@ -3,6 +3,7 @@ import Dispatch
 import Fleet
 import Foundation
 import Geodesy
+import WayfareAPI
 
 struct BenchFleet: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -103,7 +104,8 @@ struct BenchFleet: ParsableCommand {
         if let writerError { throw CLIError("\(moves): \(writerError)") }
         guard !timings.isEmpty, writerSeconds > 0 else { throw CLIError("--seconds is too short to measure anything") }
         let (p50, p99) = percentiles(timings)
-        print("{\"cabs\":\(ids.count),\"reports_per_s\":\(Int(Double(reports) / writerSeconds)),\"reader_queries\":\(timings.count),"
-              + "\"reader_p50_ns\":\(Int(p50)),\"reader_p99_ns\":\(Int(p99)),\"max_staleness_ms\":\(String(format: "%.2f", maxAge * 1000))}")
+        struct Measured: Encodable { let cabs, reportsPerS, readerQueries: Int; let readerP50Ns, readerP99Ns, maxStalenessMs: Double }
+        printJSONLine(Measured(cabs: ids.count, reportsPerS: Int((Double(reports) / writerSeconds).rounded()), readerQueries: timings.count,
+                               readerP50Ns: p50.rounded(), readerP99Ns: p99.rounded(), maxStalenessMs: rounded(maxAge * 1000, 2)))
     }
 }

@@ -1,7 +1,7 @@
 import CSVFile
 import ArgumentParser
 import Foundation
-import WayfareTestKit
+import Workloads
 import Geodesy
 import SpatialIndex
 

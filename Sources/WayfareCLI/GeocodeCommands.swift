@@ -1,10 +1,11 @@
 import ArgumentParser
 import CSVFile
 import Foundation
-import WayfareTestKit
+import Workloads
 import GeoJSON
 import Geocoding
 import Geodesy
+import WayfareAPI
 
 struct GeocoderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -63,9 +64,10 @@ struct GeocoderBuild: ParsableCommand {
             guard table.entryCount > 0 else { throw GeocoderError("nothing to look up: no named street, place or city in the input") }
             try GeocoderFile.write(table, to: out)
             let bytes = (try? FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) ?? 0
-            print("{\"entries\":\(table.entryCount),\"addresses\":\(table.addressCount),\"tokens\":\(table.tokenCount),"
-                  + "\"unnamed_gazetteer_rows\":\(builder.unnamedGazetteerRows),"
-                  + "\"seconds\":\(String(format: "%.2f", Date().timeIntervalSince(start))),\"megabytes\":\(String(format: "%.2f", Double(bytes) / 1e6))}")
+            struct Built: Encodable { let entries, addresses, tokens, unnamedGazetteerRows: Int; let seconds, megabytes: Double }
+            printJSONLine(Built(entries: table.entryCount, addresses: table.addressCount, tokens: table.tokenCount,
+                                unnamedGazetteerRows: builder.unnamedGazetteerRows, seconds: rounded(Date().timeIntervalSince(start), 2),
+                                megabytes: rounded(Double(bytes) / 1e6, 2)))
         } catch { throw CLIError("\(error)") }
     }
 }
@@ -168,7 +170,8 @@ struct BenchGeocode: ParsableCommand {
         }
         if let out { try writeOutput(lines, to: out) }
         let (p50, p99) = percentiles(micros)
-        print("{\"queries\":\(inputs.count),\"p50_us\":\(String(format: "%.1f", p50)),\"p99_us\":\(String(format: "%.1f", p99)),\"not_found\":\(notFound)}")
+        struct Timings: Encodable { let queries: Int; let p50Us, p99Us: Double; let notFound: Int }
+        printJSONLine(Timings(queries: inputs.count, p50Us: rounded(p50, 1), p99Us: rounded(p99, 1), notFound: notFound))
     }
 }
 
@@ -200,6 +203,7 @@ struct BenchReverse: ParsableCommand {
         }
         if let out { try writeOutput(lines, to: out) }
         let (p50, p99) = percentiles(nanos)
-        print("{\"queries\":\(pts.count),\"p50_ns\":\(Int(p50)),\"p99_ns\":\(Int(p99))}")
+        struct Timings: Encodable { let queries: Int; let p50Ns, p99Ns: Double }
+        printJSONLine(Timings(queries: pts.count, p50Ns: p50.rounded(), p99Ns: p99.rounded()))
     }
 }

@@ -1,10 +1,11 @@
 import ArgumentParser
 import CSVFile
 import Foundation
-import WayfareTestKit
+import Workloads
 import GeoJSON
 import Geodesy
 import RoadGraph
+import WayfareAPI
 
 struct GraphCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -52,12 +53,16 @@ struct GraphImport: ParsableCommand {
         bar.finish()
         let seconds = Date().timeIntervalSince(start)
         let bytes = (try? FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) ?? 0
-        print("{\"nodes\":\(report.nodes),\"edges\":\(report.edges),\"dropped_components\":\(report.droppedComponents),"
-              + "\"dropped_nodes\":\(report.droppedNodes),\"shortcuts\":\(report.shortcuts),"
-              + "\"restrictions_applied\":\(report.restrictionsApplied),\"restrictions_skipped\":\(report.restrictionsSkipped),"
-              + "\"implausible_speeds\":\(report.implausibleSpeeds),"
-              + "\"seconds\":\(String(format: "%.2f", seconds)),\"megabytes\":\(String(format: "%.2f", Double(bytes) / 1e6)),"
-              + "\"memory_bytes_per_node\":\(network.memoryBytes / max(1, network.nodeCount))}")
+        struct Imported: Encodable {
+            let nodes, edges, droppedComponents, droppedNodes, shortcuts, restrictionsApplied, restrictionsSkipped, implausibleSpeeds: Int
+            let seconds, megabytes: Double
+            let memoryBytesPerNode: Int
+        }
+        printJSONLine(Imported(nodes: report.nodes, edges: report.edges, droppedComponents: report.droppedComponents,
+                               droppedNodes: report.droppedNodes, shortcuts: report.shortcuts, restrictionsApplied: report.restrictionsApplied,
+                               restrictionsSkipped: report.restrictionsSkipped, implausibleSpeeds: report.implausibleSpeeds,
+                               seconds: rounded(seconds, 2), megabytes: rounded(Double(bytes) / 1e6, 2),
+                               memoryBytesPerNode: network.memoryBytes / max(1, network.nodeCount)))
     }
 }
 
@@ -229,7 +234,8 @@ struct BenchRoute: ParsableCommand {
         }
         if let out { try writeOutput(lines, to: out) }
         let (p50, p99) = percentiles(micros)
-        print("{\"queries\":\(pairs.count),\"p50_us\":\(String(format: "%.1f", p50)),\"p99_us\":\(String(format: "%.1f", p99)),\"no_route\":\(noRoute)}")
+        struct Timings: Encodable { let queries: Int; let p50Us, p99Us: Double; let noRoute: Int }
+        printJSONLine(Timings(queries: pairs.count, p50Us: rounded(p50, 1), p99Us: rounded(p99, 1), noRoute: noRoute))
     }
 }
 
@@ -284,9 +290,13 @@ struct BenchEta: ParsableCommand {
             }
         }
         let (p50, p99) = percentiles(whole), (s50, s99) = percentiles(search), (b50, _) = percentiles(baseline)
-        func f(_ x: Double) -> String { String(format: "%.1f", x) }
-        print("{\"pickups\":\(pickupPoints.count),\"cabs\":\(cabPoints.count),\"p50_us\":\(f(p50)),\"p99_us\":\(f(p99)),"
-              + "\"snapped_p50_us\":\(f(s50)),\"snapped_p99_us\":\(f(s99)),\"baseline_p50_us\":\(f(b50)),"
-              + "\"nodes_per_pickup\":\(settled / pickupPoints.count),\"mismatches\":\(mismatches)}")
+        struct Timings: Encodable {
+            let pickups, cabs: Int
+            let p50Us, p99Us, snappedP50Us, snappedP99Us, baselineP50Us: Double
+            let nodesPerPickup, mismatches: Int
+        }
+        printJSONLine(Timings(pickups: pickupPoints.count, cabs: cabPoints.count, p50Us: rounded(p50, 1), p99Us: rounded(p99, 1),
+                              snappedP50Us: rounded(s50, 1), snappedP99Us: rounded(s99, 1), baselineP50Us: rounded(b50, 1),
+                              nodesPerPickup: settled / pickupPoints.count, mismatches: mismatches))
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CityFolder
+import Essentials
 import Fleet
 import Foundation
 import Hummingbird
@@ -10,6 +11,7 @@ import Logging
 import ServiceLifecycle
 import Services
 import Storage
+import WayfareAPI
 import WayfareDemo
 import WayfareServer
 
@@ -170,7 +172,7 @@ struct AdminCreate: ParsableCommand {
         try runBlocking {
             do {
                 let user = try await accounts.createAdmin(registration, adminSession: nil)
-                print("{\"id\":\(user.id),\"role\":\"admin\"}")
+                printJSONLine(UserAnswer(user))
             } catch { throw CLIError("\(error)") }
         }
     }

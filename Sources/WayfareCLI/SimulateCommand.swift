@@ -1,6 +1,7 @@
 import ArgumentParser
 import CitySimulation
 import CSVFile
+import CityModel
 import Fares
 import Foundation
 import GeoJSON

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresStorage
+import SQLiteStorage
 import Storage
 
 /// Where the services keep their records: `sqlite:PATH` (the embedded default: nothing to

@@ -1,9 +1,10 @@
 import CSVFile
 import ArgumentParser
 import Foundation
-import WayfareTestKit
+import Workloads
 import Geodesy
 import GeoJSON
+import WayfareAPI
 import Zones
 import ZoneImport
 
@@ -147,13 +148,11 @@ struct ZonesLocate: ParsableCommand {
         let p: Coordinate
         do { p = try Coordinate(parsing: point) } catch { throw CLIError("point \"\(point)\": \(error) (expected LAT,LON)") }
         let set = try loadZones(zones, source: source)
-        func json(_ z: Zone?) -> String {
-            guard let z else { return "null" }
-            return "{\"id\":\(JSONValue.string(z.id).serialized),\"name\":\(JSONValue.string(z.name).serialized)}"
-        }
+        struct Located: Encodable { let lat, lon: Double; let zone, serviceArea: Named?; let neighbours: [Named] }
+        func named(_ z: Zone) -> Named { Named(id: z.id, name: z.name) }
         let zone = set.zone(containing: p)
         let area = try? set.serviceArea(containing: p)
-        let neighbours = zone.map { set.neighbours(of: $0).map { json($0) }.joined(separator: ",") } ?? ""
-        print("{\"lat\":\(degreesText(p.latitude)),\"lon\":\(degreesText(p.longitude)),\"zone\":\(json(zone)),\"service_area\":\(json(area)),\"neighbours\":[\(neighbours)]}")
+        printJSONLine(Located(lat: rounded(p.latitude, 7), lon: rounded(p.longitude, 7), zone: zone.map(named), serviceArea: area.map(named),
+                              neighbours: zone.map { set.neighbours(of: $0).map(named) } ?? []))
     }
 }

@@ -1,11 +1,13 @@
 import BinaryFile
 import CityFolder
 import CitySimulation
+import Essentials
 import Fleet
 import Foundation
 import GeoJSON
 import Hummingbird
 import Logging
+import SQLiteStorage
 import ServiceLifecycle
 import ServiceSimulation
 import Services

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Essentials
 import Fleet
 import Foundation
 import GeoJSON

@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 import GeoJSON
 import Hummingbird
@@ -47,7 +48,7 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
             return e
         case let .suspended(until):
             return APIError(.forbidden, code: "suspended",
-                            message: "the account is suspended until \(ISO8601DateFormatter().string(from: until))")
+                            message: "the account is suspended until \(ISO8601.seconds(until))")
         case let .forbidden(why): return APIError(.forbidden, code: "forbidden", message: why)
         case let .idempotencyKeyReused(key):
             return APIError(.unprocessableContent, code: "idempotency_key_reused",

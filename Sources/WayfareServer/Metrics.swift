@@ -1,4 +1,5 @@
 import CoreMetrics
+import Essentials
 import Fleet
 import Foundation
 import Hummingbird

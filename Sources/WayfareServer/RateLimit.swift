@@ -1,4 +1,5 @@
 import Crypto
+import Essentials
 import Fleet
 import Foundation
 import Hummingbird

@@ -1,4 +1,6 @@
 import CityFolder
+import CityModel
+import Essentials
 import Fleet
 import Foundation
 import GeoJSON

@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 import Testing
 @testable import ZoneImport
@@ -195,10 +196,10 @@ struct FleetZoneTests {
                 if places.favourite(near: home.destination(bearing: bearing, distance: mid)) != nil { lo = mid } else { hi = mid }
             }
             // The switch happens where the ellipsoidal distance crosses 150 m, measured by
-            // Vincenty's formula written in the test kit, not by the code under test.
+            // PROJ's geodesic (Karney's algorithm), not by the code under test (Vincenty's).
             let inside = home.destination(bearing: bearing, distance: lo), outside = home.destination(bearing: bearing, distance: hi)
-            let d = try #require(IndependentGeodesy.vincentyMetres(home.latitude, home.longitude, inside.latitude, inside.longitude))
-            let beyond = try #require(IndependentGeodesy.vincentyMetres(home.latitude, home.longitude, outside.latitude, outside.longitude))
+            let d = Geodesic.wgs84.distance(from: home, to: inside)
+            let beyond = Geodesic.wgs84.distance(from: home, to: outside)
             #expect(d <= 150 + 1e-6 && d > 149.999 && beyond > 150 - 1e-6, "bearing \(bearing): \(d), \(beyond)")
         }
     }

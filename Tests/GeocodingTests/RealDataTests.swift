@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WayfareTestKit
+import Workloads
 import Geodesy
 import OSM
 import TestSupport

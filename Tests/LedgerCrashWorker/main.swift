@@ -8,6 +8,7 @@
 // ADDRESS is sqlite:PATH or a postgres:// address of a migrated database.
 import Foundation
 import PostgresStorage
+import SQLiteStorage
 import Services
 import Storage
 

@@ -1,3 +1,4 @@
+import CityModel
 import Fares
 import Fleet
 import Foundation

@@ -1,6 +1,8 @@
+import Essentials
 import Fleet
 import Foundation
 @testable import PostgresStorage
+import SQLiteStorage
 import Services
 import Storage
 import Testing

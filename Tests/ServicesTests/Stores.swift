@@ -1,6 +1,7 @@
 import Foundation
 import Fleet
 import PostgresStorage
+import SQLiteStorage
 import Services
 import Storage
 import TaxiDispatch

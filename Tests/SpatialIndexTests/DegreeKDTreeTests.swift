@@ -1,5 +1,5 @@
 import Testing
-import WayfareTestKit
+import Workloads
 import Geodesy
 @testable import SpatialIndex
 

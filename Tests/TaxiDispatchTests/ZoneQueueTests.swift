@@ -3,7 +3,7 @@ import Fleet
 import Geodesy
 import TaxiDispatch
 import Testing
-import WayfareTestKit
+import Workloads
 import Zones
 
 /// The zone queues and zone events against a model written apart from the dispatcher:

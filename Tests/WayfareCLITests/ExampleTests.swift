@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// The README's Swift example: it runs on Monaco's files, links no GEOS or PROJ, and every
-/// ```swift block of the README is part of it, so the README's code stays true.
+/// ```swift block of the README and of `docs/` is part of an example, so their code stays true.
 @Suite(.serialized) struct ExampleTests {
     let folder = TemporaryFolder()
 
@@ -54,7 +54,10 @@ import TestSupport
     }
 
     @Test func everySwiftBlockOfTheReadmeIsInTheExample() throws {
-        let readme = try String(contentsOf: SharedData.projectRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        // The README and the pages of docs/: every ```swift block of them.
+        let docs = SharedData.projectRoot.appendingPathComponent("docs")
+        let pages = ["README.md"] + (try FileManager.default.contentsOfDirectory(atPath: docs.path)).filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+        let readme = try pages.map { try String(contentsOf: SharedData.projectRoot.appendingPathComponent($0), encoding: .utf8) }.joined(separator: "\n")
         let example = try ["Examples/BackendExample/main.swift", "Examples/ServicesExample/main.swift"].map {
             try String(contentsOf: SharedData.projectRoot.appendingPathComponent($0), encoding: .utf8)
         }.joined(separator: "\n")
@@ -68,7 +71,7 @@ import TestSupport
                 if !t.isEmpty { current!.append(t) }
             }
         }
-        #expect(blocks.count >= 4, "the README's usage section has a block per question")
+        #expect(blocks.count >= 6, "the README and docs/swift.md have a block per question")
         for block in blocks {
             let found: Bool = exampleLines.indices.contains { (i: Int) -> Bool in
                 guard i + block.count <= exampleLines.count else { return false }

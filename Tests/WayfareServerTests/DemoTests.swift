@@ -1,6 +1,7 @@
 import CityFolder
 import Foundation
 import GeoJSON
+import SQLiteStorage
 import ServiceSimulation
 import Services
 import Storage

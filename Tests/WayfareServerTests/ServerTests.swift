@@ -6,6 +6,7 @@ import Hummingbird
 import Logging
 import HummingbirdTesting
 import RoadGraph
+import SQLiteStorage
 import Services
 import Storage
 import TaxiDispatch

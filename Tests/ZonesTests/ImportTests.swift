@@ -1,7 +1,7 @@
 import BinaryFile
 import Foundation
 import Testing
-import WayfareTestKit
+import Workloads
 @testable import ZoneImport
 import Geodesy
 import TestSupport

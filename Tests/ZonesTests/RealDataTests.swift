@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import ZoneImport
-import WayfareTestKit
+import Workloads
 @testable import ZoneImport
 import Geodesy
 import GeoJSON

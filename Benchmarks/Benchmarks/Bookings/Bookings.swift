@@ -1,9 +1,11 @@
 import Benchmark
+import CityModel
 import Fares
 import Fleet
 import Foundation
 import Geodesy
 import RoadGraph
+import SQLiteStorage
 import Services
 import Storage
 import TaxiDispatch

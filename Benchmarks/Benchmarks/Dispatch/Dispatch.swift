@@ -4,7 +4,7 @@ import Foundation
 import Geodesy
 import RoadGraph
 import TaxiDispatch
-import WayfareTestKit
+import Workloads
 import ZoneImport
 import Zones
 

@@ -4,7 +4,7 @@ import Foundation
 import Geodesy
 import SpatialIndex
 import Synchronization
-import WayfareTestKit
+import Workloads
 
 // The R-tree on the seeded NYC-like fleet (70 % around 20 hot spots, σ ≈ 1.5 km; 30 % uniform
 // in lat 40.49…40.92, lon −74.26…−73.70), against a brute-force haversine scan in the same run.

@@ -1,5 +1,5 @@
 import Benchmark
-import WayfareTestKit
+import Workloads
 import Foundation
 import Geodesy
 import RoadGraph

@@ -1,0 +1,386 @@
+import CityModel
+import Essentials
+import Fares
+import Fleet
+import Foundation
+import Geodesy
+import RoadGraph
+import Storage
+import TaxiDispatch
+import Zones
+
+/// Allocation: the cabs and drivers the dispatcher offers bookings to, what it decided
+/// (written under the owner's fence), and the bookings for later that fall due.
+extension Bookings {
+    // MARK: Cabs and drivers
+
+    /// Puts `driver` on shift in `cab`: the cab joins the fleet (unattended until the
+    /// driver reports a position and becomes available). A driver drives one cab at a time,
+    /// and a cab has one driver.
+    public func startShift(driver: Int64, cab: CabProfile) async throws(ServiceError) {
+        let id = try Validate.text(cab.id, field: "cab", maximum: 64)
+        guard id == cab.id, cab.id.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw .invalid(field: "cab", reason: "must be 1 to 64 visible ASCII characters")
+        }
+        guard (1...50).contains(cab.seats) else { throw .invalid(field: "seats", reason: "must be between 1 and 50") }
+        guard dispatcher.fleet.configuration.cabTypes.contains(cab.type) else {
+            throw .invalid(field: "cabType", reason: "the city has no fare for cab type \"\(cab.type.name)\"")
+        }
+        let now = milliseconds(self.now)
+        // A driver who changes cab leaves the old one: out of the fleet and the queues, so it
+        // is neither offered nor shown. Not in the middle of a trip or an offer.
+        let previous = state.withLock { s in s.driverOfCab.first { $0.value == driver && $0.key != cab.id }?.key }
+        if let previous {
+            guard state.withLock({ $0.tripOfCab[previous] == nil }) else {
+                throw .conflict("driver \(driver) is on a trip in cab \(previous); complete it first")
+            }
+            do { try dispatcher.retire(cab: previous) } catch {
+                if case .invalidCab = error { throw .conflict("cab \(previous) has an offer outstanding; answer it first") }
+            }
+            state.withLock { s in s.driverOfCab[previous] = nil }
+        }
+        try await serviceCall {
+            try await store.write { c in
+                try Users.require(c, driver, role: .driver)
+                if let row = try c.first("SELECT cab_id FROM cab_drivers WHERE driver_id = ?", [.integer(driver)]),
+                   try row.string("cab_id") != cab.id {
+                    try c.execute("DELETE FROM cab_drivers WHERE driver_id = ?", [.integer(driver)])
+                    try c.execute("DELETE FROM cab_positions WHERE cab_id = ?", [.text(try row.string("cab_id"))])
+                }
+                if let row = try c.first("SELECT driver_id FROM cab_drivers WHERE cab_id = ?", [.text(cab.id)]) {
+                    guard try row.int64("driver_id") == driver else { throw ServiceError.conflict("cab \(cab.id) is driven by another driver") }
+                    return
+                }
+                try c.execute("INSERT INTO cab_drivers (cab_id, driver_id, cab_type, seats, since_ms) VALUES (?, ?, ?, ?, ?)",
+                              [.text(cab.id), .integer(driver), .text(cab.type.name), .integer(Int64(cab.seats)), .integer(now)])
+            }
+        }
+        try join(cab, driver: driver)
+    }
+
+    func join(_ cab: CabProfile, driver: Int64) throws(ServiceError) {
+        state.withLock { s in
+            s.driverOfCab = s.driverOfCab.filter { $0.value != driver }
+            s.driverOfCab[cab.id] = driver
+        }
+        if (try? dispatcher.fleet.cab(cab.id)) == nil {
+            do { try dispatcher.register([cab]) } catch { throw .invalid(field: "cab", reason: error.description) }
+        }
+    }
+
+    /// A driver's position report, straight to the dispatcher (nothing is stored: positions
+    /// are many and short-lived).
+    ///
+    /// A report made during a trip is also a point of the trip's track, from which the fare is
+    /// billed (``TripMeasurement``).
+    public func report(driver: Int64, position: Coordinate, at time: Date) throws(ServiceError) {
+        let cab = try cab(of: driver)
+        do { try dispatcher.report(cab: cab, position: position, at: time) } catch { throw .invalid(field: "position", reason: error.description) }
+        state.withLock { s in
+            guard let number = s.tripOfCab[cab] else { return }
+            let point = TrackPoint(position: position, time: time)
+            guard (s.tracks[number]?.count ?? 0) < Self.maximumTrackPoints, s.tracks[number]?.last.map({ $0.time < time }) ?? true else { return }
+            s.tracks[number, default: []].append(point)
+            s.unsavedPoints.append((number, point))
+        }
+    }
+
+    /// Writes every cab's last position and status to the store in one transaction, for the
+    /// replica that may take the city over (`resume()`); the owner's periodic work calls it.
+    /// The trips' new track points are written in the same transaction.
+    public func persistPositions() async throws(ServiceError) {
+        let cabs = dispatcher.fleet.allCabs().compactMap { cab -> (String, Coordinate, Date, String)? in
+            guard let at = cab.position, let time = cab.lastReport else { return nil }
+            return (cab.id, at, time, "\(cab.status)")
+        }
+        let points = state.withLock { s in defer { s.unsavedPoints = [] }; return s.unsavedPoints }
+        guard !cabs.isEmpty || !points.isEmpty else { return }
+        let fence = self.fence.withLock { $0 }
+        do {
+            try await Self.persist(store, fence: fence, cabs: cabs, points: points)
+        } catch {
+            // Kept for the next round: a trip's track must not lose its points to an outage.
+            state.withLock { s in s.unsavedPoints = points + s.unsavedPoints }
+            throw error
+        }
+    }
+
+    static func persist(_ store: any SQLStore, fence: (city: String, token: Int64)?, cabs: [(String, Coordinate, Date, String)],
+                        points: [(number: Int, point: TrackPoint)]) async throws(ServiceError) {
+        try await serviceCall {
+            try await store.write { c in
+                try checkFence(fence, c)
+                for (number, point) in points {
+                    try c.execute("""
+                        INSERT INTO trip_points (booking_number, at_ms, lat_e7, lon_e7) VALUES (?, ?, ?, ?)
+                        ON CONFLICT (booking_number, at_ms) DO NOTHING
+                        """, [.integer(Int64(number)), .integer(milliseconds(point.time)), .integer(e7(point.position.latitude)),
+                              .integer(e7(point.position.longitude))])
+                }
+                for (id, at, time, status) in cabs {
+                    try c.execute("""
+                        INSERT INTO cab_positions (cab_id, lat_e7, lon_e7, reported_ms, status) VALUES (?, ?, ?, ?, ?)
+                        ON CONFLICT (cab_id) DO UPDATE SET lat_e7 = excluded.lat_e7, lon_e7 = excluded.lon_e7,
+                            reported_ms = excluded.reported_ms, status = excluded.status
+                        """, [.text(id), .integer(Int64((at.latitude * 1e7).rounded())), .integer(Int64((at.longitude * 1e7).rounded())),
+                              .integer(Int64((time.timeIntervalSince1970 * 1000).rounded())), .text(status)])
+                }
+            }
+        }
+    }
+
+    /// A driver becomes available for bookings, or steps away.
+    public func setAvailable(driver: Int64, _ available: Bool) throws(ServiceError) {
+        let cab = try cab(of: driver)
+        do { try dispatcher.setStatus(of: cab, to: available ? .available : .unattended) } catch {
+            throw .conflict(error.description)
+        }
+    }
+
+    func cab(of driver: Int64) throws(ServiceError) -> String {
+        guard let cab = state.withLock({ s in s.driverOfCab.first { $0.value == driver }?.key }) else {
+            throw .conflict("driver \(driver) is not on shift")
+        }
+        return cab
+    }
+
+    /// The offers outstanding for `driver` now.
+    public func offers(for driver: Int64) -> [DriverOffer] {
+        state.withLock { s in s.offers.values.compactMap { o in driverOffer(o, s) }.filter { $0.driver == driver } }
+    }
+
+    /// A driver's answer to an offer. Accepting allocates the booking to the driver's cab
+    /// and stores it before returning.
+    /// - Throws: `forbidden` when the offer is another driver's; `conflict` when it is no
+    ///   longer open (answered, lapsed or withdrawn).
+    public func answer(offer: UInt64, driver: Int64, accept: Bool) async throws(ServiceError) {
+        let cab: String? = state.withLock { s in s.offers[offer].flatMap { s.driverOfCab[$0.cab] == driver ? $0.cab : nil } }
+        guard cab != nil else {
+            let exists = state.withLock { $0.offers[offer] != nil }
+            throw exists ? .forbidden("offer \(offer) is another driver's") : .conflict("offer \(offer) is no longer open")
+        }
+        // Off the cooperative pool: accepting writes the allocation to the store on this thread.
+        let dispatcher = self.dispatcher
+        try await serviceCall {
+            try await offThePool {
+                do { try dispatcher.answer(offer, accept: accept) } catch {
+                    throw ServiceError.conflict("offer \(offer) is no longer open")
+                }
+            }
+        }
+    }
+
+    // MARK: Dispatch outcomes
+
+    /// The dispatcher's announcements: offers go to drivers, ends to the store.
+    func dispatched(_ n: DispatchNotification) {
+        switch n {
+        case let .offer(o):
+            let offer: DriverOffer? = state.withLock { s in
+                s.offers[o.id] = o
+                return driverOffer(o, s)
+            }
+            if let offer { onOffer?(offer) }
+        case let .offerWithdrawn(o):
+            _ = state.withLock { $0.offers.removeValue(forKey: o.id) }
+        case let .requestEnded(id, customer, status):
+            guard let number = Self.bookingNumber(customer) else { return }
+            state.withLock { s in
+                if s.searchOfBooking[number] == id {
+                    s.searchOfBooking[number] = nil
+                    s.destinationOfBooking[number] = nil
+                }
+            }
+            switch status {
+            case let .assigned(a): save(number, .allocated(a))
+            case let .notServed(reason): save(number, .notServed(reason: Self.describe(reason)))
+            case .cancelled, .searching: break
+            }
+        }
+    }
+
+    func driverOffer(_ o: Offer, _ s: LiveState) -> DriverOffer? {
+        guard let driver = s.driverOfCab[o.cab], let number = Self.bookingNumber(o.customer) else { return nil }
+        return DriverOffer(id: o.id, driver: driver, cab: o.cab, booking: number, pickup: o.pickup,
+                           destination: s.destinationOfBooking[number], etaSeconds: o.etaSeconds, expires: o.expires)
+    }
+
+    /// The booking a dispatcher customer name stands for ("booking:123456").
+    static func bookingNumber(_ customer: String) -> Int? {
+        customer.hasPrefix("booking:") ? Int(customer.dropFirst(8)) : nil
+    }
+
+    static func describe(_ reason: NotServedReason) -> String {
+        switch reason {
+        case .noTaxiAvailable: "no cab could reach the pickup within the ETA limit"
+        case .noTaxiAccepted: "no driver accepted in time"
+        }
+    }
+
+    /// Writes dispatch outcomes only while the lease of `city` has `token` (a former owner
+    /// that was paused past its lease cannot allocate once another replica took the city);
+    /// `token` 0 refuses them all, nil lifts the fence.
+    package func fence(city: String, token: Int64?) {
+        fence.withLock { $0 = token.map { (city, $0) } }
+    }
+
+    /// Throws when the fence's token is not the lease's token any more: the write is not
+    /// done, and the outcome waits in `unsaved` (which only the owner's `runDue` writes).
+    ///
+    /// Every write of the city's owner calls it first, in its own transaction (dispatch
+    /// outcomes, claiming due bookings, positions and track points). On PostgreSQL the lease
+    /// row is read `FOR SHARE`: a takeover's update of the row waits until this transaction
+    /// ends, so no write of a former owner can commit after another replica took the city.
+    /// SQLite runs one writer at a time, which gives the same order.
+    static func checkFence(_ fence: (city: String, token: Int64)?, _ c: any SQLConnection) throws {
+        guard let fence else { return }
+        let lock = c.dialect == .postgres ? " FOR SHARE" : ""
+        let token = try c.first("SELECT token FROM city_leases WHERE city = ?" + lock, [.text(fence.city)])?.int64("token")
+        guard token == fence.token else {
+            throw ServiceError.conflict("the lease of \(fence.city) moved on (token \(token ?? 0), this replica's \(fence.token))")
+        }
+    }
+
+    /// How many searches this process ended with a cab and without one, since it started.
+    package var dispatchOutcomes: DispatchOutcomeCounts { outcomes.withLock { $0 } }
+
+    /// How a search ended, to be stored.
+    enum Outcome { case allocated(Assignment), notServed(reason: String) }
+
+    /// Writes a dispatch outcome; when the store refuses, keeps it for ``runDue()``.
+    func save(_ number: Int, _ outcome: Outcome) {
+        outcomes.withLock { counts in
+            switch outcome {
+            case .allocated: counts.allocated += 1
+            case .notServed: counts.notServed += 1
+            }
+        }
+        do { try write(number, outcome) } catch {
+            state.withLock { $0.unsaved.append((number, outcome)) }
+        }
+    }
+
+    func write(_ number: Int, _ outcome: Outcome) throws {
+        let now = milliseconds(self.now)
+        switch outcome {
+        case let .allocated(a):
+            let driver = state.withLock { $0.driverOfCab[a.cab] }
+            let fence = self.fence.withLock { $0 }
+            let freeTheCab: Bool = try store.blockingWrite { c in
+                try Self.checkFence(fence, c)
+                guard let row = try c.first("SELECT passenger_id, kind, state, pickup_ms FROM bookings WHERE number = ?",
+                                            [.integer(Int64(number))]) else { return true }
+                // Cancelled while the driver was accepting: the cab is free again.
+                guard try row.string("state") == BookingState.requested.rawValue else { return true }
+                let eta = Int64(a.eta.seconds.rounded())
+                try c.execute("""
+                    UPDATE bookings SET state = 'allocated', cab_id = ?, driver_id = ?, eta_seconds = ?, updated_ms = ? WHERE number = ?
+                    """, [.text(a.cab), driver.map { .integer($0) } ?? .null, .integer(eta), .integer(now), .integer(Int64(number))])
+                try Self.event(c, number, .allocated, now, "cab \(a.cab), ETA \(eta) s")
+                let later = try row.string("kind") == Booking.Kind.later.rawValue
+                try Outbox.enqueue(c, user: try row.int64("passenger_id"), kind: later ? .pickupNotice : .cabAllocated,
+                                   payload: ["booking": "\(number)", "cab": a.cab, "eta_seconds": "\(eta)",
+                                             "pickup_ms": "\(try row.int64("pickup_ms"))"], now: now)
+                return false
+            }
+            if freeTheCab { try? dispatcher.setStatus(of: a.cab, to: .available) }
+        case let .notServed(reason):
+            let fence = self.fence.withLock { $0 }
+            try store.blockingWrite(locking: Ledger.turns) { c in
+                try Self.checkFence(fence, c)
+                guard let row = try c.first("SELECT passenger_id, state, created_ms, revision FROM bookings WHERE number = ?",
+                                            [.integer(Int64(number))]),
+                      try row.string("state") == BookingState.requested.rawValue else { return }
+                try c.execute("UPDATE bookings SET state = 'not-served', reason = ?, ended_ms = ?, updated_ms = ? WHERE number = ?",
+                              [.text(reason), .integer(now), .integer(now), .integer(Int64(number))])
+                try Self.event(c, number, .notServed, now, reason)
+                try Wallet.releaseFare(c, reference: Self.reference(number, created: try row.int64("created_ms"),
+                                                                    revision: try row.int64("revision")), now: now)
+                try Outbox.enqueue(c, user: try row.int64("passenger_id"), kind: .bookingNotServed,
+                                   payload: ["booking": "\(number)", "reason": reason], now: now)
+            }
+        }
+    }
+
+    // MARK: Due work
+
+    /// Allocates the bookings for later whose time has come (20 minutes before pickup by
+    /// default) and writes outcomes an outage kept back. Returns how many bookings it sent
+    /// to the dispatcher. A host calls it every few seconds; calling it more often is harmless.
+    @discardableResult
+    public func runDue() async throws(ServiceError) -> Int {
+        let kept = state.withLock { s in defer { s.unsaved = [] }; return s.unsaved }
+        for (number, outcome) in kept { save(number, outcome) }
+        let due = milliseconds(now.addingTimeInterval(city.settings.allocateBefore)), now = milliseconds(self.now)
+        let fence = self.fence.withLock { $0 }
+        let claimed: [Int] = try await serviceCall {
+            try await store.write { c in
+                try Self.checkFence(fence, c)
+                let rows = try c.query("""
+                    SELECT number FROM bookings WHERE state = 'requested' AND dispatched = 0 AND pickup_ms <= ?
+                    ORDER BY pickup_ms LIMIT 500
+                    """, [.integer(due)])
+                var numbers: [Int] = []
+                for row in rows {
+                    let n = try row.int(("number"))
+                    try c.execute("UPDATE bookings SET dispatched = 1, updated_ms = ? WHERE number = ?", [.integer(now), .integer(Int64(n))])
+                    numbers.append(n)
+                }
+                return numbers
+            }
+        }
+        for number in claimed { if let b = try? await load(number) { dispatch(b) } }
+        return claimed.count
+    }
+
+    /// Gives a freshly started process the city's live state back: the cabs on shift join
+    /// the fleet (unattended until their drivers report), and bookings whose search was open
+    /// in a process that stopped are searched again.
+    public func resume() async throws(ServiceError) {
+        struct Shift: Sendable { var cab: String; var driver: Int64; var type: String; var seats: Int }
+        let shifts: [Shift] = try await serviceCall {
+            try await store.read { c in
+                try c.query("SELECT cab_id, driver_id, cab_type, seats FROM cab_drivers ORDER BY cab_id", []).map {
+                    Shift(cab: try $0.string("cab_id"), driver: try $0.int64("driver_id"), type: try $0.string("cab_type"), seats: try $0.int("seats"))
+                }
+            }
+        }
+        for s in shifts { try join(CabProfile(id: s.cab, type: CabType(s.type), seats: s.seats), driver: s.driver) }
+        // Trips under way: their reports go on being their tracks (the points a previous
+        // process wrote are read back at completion).
+        let trips: [(String, Int)] = try await serviceCall {
+            try await store.read { c in
+                try c.query("SELECT number, cab_id FROM bookings WHERE state = 'started' AND cab_id IS NOT NULL", []).map {
+                    (try $0.string("cab_id"), try $0.int("number"))
+                }
+            }
+        }
+        state.withLock { s in for (cab, number) in trips { s.tripOfCab[cab] = number } }
+        // Where the cabs were when the last owner wrote them down: a cab reported recently
+        // and available is offerable at once; the fleet's staleness rule drops the others
+        // until their drivers report again.
+        struct Position: Sendable { var cab: String; var at: Coordinate; var time: Date; var status: String }
+        let positions: [Position] = try await serviceCall {
+            try await store.read { c in
+                try c.query("SELECT cab_id, lat_e7, lon_e7, reported_ms, status FROM cab_positions", []).compactMap { row in
+                    guard let at = try? Coordinate(latitude: Double(try row.int64("lat_e7")) / 1e7, longitude: Double(try row.int64("lon_e7")) / 1e7)
+                    else { return nil }
+                    return Position(cab: try row.string("cab_id"), at: at, time: Date(timeIntervalSince1970: Double(try row.int64("reported_ms")) / 1000),
+                                    status: try row.string("status"))
+                }
+            }
+        }
+        for p in positions where shifts.contains(where: { $0.cab == p.cab }) {
+            _ = try? dispatcher.report(cab: p.cab, position: p.at, at: p.time)
+            if let status = CabStatus.allCases.first(where: { "\($0)" == p.status }), status != .unattended {
+                try? dispatcher.setStatus(of: p.cab, to: status)
+            }
+        }
+        let open: [Int] = try await serviceCall {
+            try await store.read { c in
+                try c.query("SELECT number FROM bookings WHERE state = 'requested' AND dispatched = 1 ORDER BY pickup_ms", []).map { try $0.int("number") }
+            }
+        }
+        for number in open { try await dispatchIfNew(number) }
+    }
+}

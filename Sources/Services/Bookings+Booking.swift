@@ -1,0 +1,205 @@
+import CityModel
+import Essentials
+import Fares
+import Fleet
+import Foundation
+import Geodesy
+import RoadGraph
+import Storage
+import TaxiDispatch
+import Zones
+
+/// Booking: estimates, booking now and for later, and the passenger's changes and
+/// cancellations.
+extension Bookings {
+    // MARK: Booking
+
+    /// The fare estimate of a trip for `passenger` (the first-ride promotion included).
+    public func estimate(_ request: BookingRequest) async throws(ServiceError) -> FareBreakdown {
+        let priced = try price(request)
+        let firstRide: Bool = try await serviceCall {
+            try await store.read { c in try Self.isFirstRide(c, request.passenger) }
+        }
+        return try Self.fare(priced, chart: city.fares, firstRide: firstRide)
+    }
+
+    /// Books a cab now. The booking is stored and its estimate held; the dispatcher then
+    /// offers it to drivers. Poll ``booking(_:for:)`` (or watch the notifications) for the
+    /// allocation, or the reason it was not served.
+    /// - Throws: `invalid` naming the field (pickup out of every service area: "present
+    ///   location is out of bounds of any service area"); `conflict` "already a booking
+    ///   exists" when the passenger has one within ±30 minutes.
+    public func bookNow(_ request: BookingRequest, key: IdempotencyKey) async throws(ServiceError) -> Booking {
+        try await book(request, kind: .now, at: now, key: key)
+    }
+
+    /// Books a cab for `pickupTime`: at least 30 minutes and at most 3 days ahead (the
+    /// city's settings). The cab is allocated and the passenger notified 20 minutes before.
+    public func bookLater(_ request: BookingRequest, at pickupTime: Date, key: IdempotencyKey) async throws(ServiceError) -> Booking {
+        try checkLead(pickupTime)
+        return try await book(request, kind: .later, at: pickupTime, key: key)
+    }
+
+    func checkLead(_ pickupTime: Date) throws(ServiceError) {
+        let lead = pickupTime.timeIntervalSince(now), s = city.settings
+        guard lead >= s.minimumLead else {
+            throw .invalid(field: "pickupTime", reason: "must be at least \(Int(s.minimumLead / 60)) minutes ahead")
+        }
+        guard lead <= s.maximumLead else {
+            throw .invalid(field: "pickupTime", reason: "must be at most \(Self.duration(s.maximumLead)) ahead")
+        }
+    }
+
+    static func duration(_ t: TimeInterval) -> String {
+        t.truncatingRemainder(dividingBy: 86_400) == 0 ? "\(Int(t / 86_400)) days" : "\(Int(t / 3600)) hours"
+    }
+
+    func book(_ request: BookingRequest, kind: Booking.Kind, at pickupTime: Date, key: IdempotencyKey) async throws(ServiceError) -> Booking {
+        let priced = try price(request)
+        let now = milliseconds(self.now), pickupMs = milliseconds(pickupTime)
+        let settings = city.settings, chart = city.fares
+        let space = max(100_000, settings.numberSpace.lowerBound)...min(999_999_999_999, max(100_000, settings.numberSpace.upperBound))
+        let requestText = "\(request.passenger)|\(Self.e7(request.pickup))|\(Self.e7(request.destination))|\(request.cabType.name)|\(request.seats)|\(request.payment.rawValue)|\(kind.rawValue)|\(kind == .later ? pickupMs : 0)"
+        let number: Int = try await serviceCall {
+            try await store.write(locking: Ledger.turns) { c in
+                try Idempotency.once(c, key: key, operation: "book", request: requestText, now: now) {
+                    try Users.require(c, request.passenger, role: .passenger)
+                    try Self.refuseConflicts(c, passenger: request.passenger, at: pickupMs, window: settings.conflictWindow, except: nil)
+                    let firstRide = try Self.isFirstRide(c, request.passenger)
+                    let estimate = try Self.fare(priced, chart: chart, firstRide: firstRide).total
+                    let number = try Self.freeNumber(c, space: space)
+                    try c.execute("""
+                        INSERT INTO bookings (number, passenger_id, kind, state, pickup_lat_e7, pickup_lon_e7, dest_lat_e7, dest_lon_e7,
+                            pickup_ms, cab_type, seats, payment, estimate, first_ride, dispatched, created_ms, updated_ms)
+                        VALUES (?, ?, ?, 'requested', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """, [.integer(Int64(number)), .integer(request.passenger), .text(kind.rawValue),
+                              .integer(Self.e7(request.pickup.latitude)), .integer(Self.e7(request.pickup.longitude)),
+                              .integer(Self.e7(request.destination.latitude)), .integer(Self.e7(request.destination.longitude)),
+                              .integer(pickupMs), .text(request.cabType.name), .integer(Int64(request.seats)),
+                              .text(request.payment.rawValue), .integer(estimate), .integer(firstRide ? 1 : 0),
+                              .integer(kind == .now ? 1 : 0), .integer(now), .integer(now)])
+                    try Self.event(c, number, .requested, now, kind == .now ? "now" : "for \(pickupMs)")
+                    try Self.holdPayment(c, number: number, passenger: request.passenger, method: request.payment,
+                                         estimate: estimate, reference: Self.reference(number, created: now, revision: 1), now: now)
+                    try Outbox.enqueue(c, user: request.passenger, kind: .bookingConfirmed,
+                                       payload: ["booking": "\(number)", "estimate": "\(estimate)", "pickup_ms": "\(pickupMs)"], now: now)
+                    return number
+                }
+            }
+        }
+        if kind == .now { try await dispatchIfNew(number) }
+        return try await booking(number, for: request.passenger)
+    }
+
+    /// Holds the estimate, or records the trip as cash (chosen, or the wallet is short).
+    static func holdPayment(_ c: any SQLConnection, number: Int, passenger: Int64, method: PaymentMethod, estimate: Int64,
+                            reference: String, now: Int64) throws {
+        if method == .wallet, estimate > 0 {
+            if case .payCash(let available) = try Wallet.holdFare(c, reference: reference, passenger: passenger, estimate: estimate, now: now) {
+                try c.execute("UPDATE bookings SET payment = 'cash', reason = ? WHERE number = ?",
+                              [.text("the wallet holds \(available), less than the estimate: pay cash"), .integer(Int64(number))])
+            }
+        } else {
+            try Wallet.recordCash(c, reference: reference, passenger: passenger, now: now)
+            if method == .wallet { try c.execute("UPDATE bookings SET payment = 'cash' WHERE number = ?", [.integer(Int64(number))]) }
+        }
+    }
+
+    /// Asks the dispatcher for a cab for a booking this process has not dispatched yet.
+    func dispatchIfNew(_ number: Int) async throws(ServiceError) {
+        guard state.withLock({ $0.searchOfBooking[number] == nil }) else { return }
+        guard let b = try? await load(number), b.state == .requested else { return }
+        dispatch(b)
+    }
+
+    func dispatch(_ b: Booking) {
+        let request = RideRequest(customer: "booking:\(b.number)", pickup: b.pickup, destination: b.destination,
+                                  type: b.cabType, seats: b.seats)
+        // Before the request: the dispatcher may make its first offer before it returns.
+        state.withLock { $0.destinationOfBooking[b.number] = b.destination }
+        do {
+            let id = try dispatcher.request(request)
+            state.withLock { s in if s.searchOfBooking[b.number] == nil { s.searchOfBooking[b.number] = id } }
+        } catch DispatchError.customerHasOpenRequest {
+            // Already searching (a replay raced the first call).
+        } catch {
+            let reason: String
+            switch error {
+            case .outOfServiceArea, .noRoadNearby: reason = error.description
+            default: reason = "dispatch refused: \(error.description)"
+            }
+            save(b.number, .notServed(reason: reason))
+        }
+    }
+
+    // MARK: Passenger's changes
+
+    /// Cancels a booking that has no cab yet.
+    /// - Throws: `conflict` once a cab is allocated ("booking N is already allocated").
+    public func cancel(_ number: Int, for passenger: Int64, key: IdempotencyKey) async throws(ServiceError) -> Booking {
+        let now = milliseconds(self.now)
+        let _: Bool = try await serviceCall {
+            try await store.write(locking: Ledger.turns) { c in
+                try Idempotency.once(c, key: key, operation: "cancel", request: "\(number)|\(passenger)", now: now) {
+                    let row = try Self.ownRow(c, number, passenger)
+                    let state = try row.string("state")
+                    guard state == BookingState.requested.rawValue else {
+                        throw ServiceError.conflict("booking \(number) is already \(state)")
+                    }
+                    try c.execute("UPDATE bookings SET state = 'cancelled', reason = 'cancelled by the passenger', ended_ms = ?, updated_ms = ? WHERE number = ?",
+                                  [.integer(now), .integer(now), .integer(Int64(number))])
+                    try Self.event(c, number, .cancelled, now, "by the passenger")
+                    try Wallet.releaseFare(c, reference: Self.reference(number, created: try row.int64("created_ms"),
+                                                                        revision: try row.int64("revision")), now: now)
+                    try Outbox.enqueue(c, user: passenger, kind: .bookingCancelled, payload: ["booking": "\(number)"], now: now)
+                    return true
+                }
+            }
+        }
+        if let search = state.withLock({ $0.searchOfBooking.removeValue(forKey: number) }) { try? dispatcher.cancel(search) }
+        return try await booking(number, for: passenger)
+    }
+
+    /// Changes a booking for later before its cab is allocated: the rules are checked
+    /// again, the fare estimated again and the hold replaced.
+    public func change(_ number: Int, for passenger: Int64, _ change: BookingChange, key: IdempotencyKey) async throws(ServiceError) -> Booking {
+        let current = try await booking(number, for: passenger)
+        guard current.kind == .later else { throw .conflict("booking \(number) is for now and cannot be changed") }
+        guard current.state == .requested else { throw .conflict("booking \(number) is already \(current.state.rawValue)") }
+        let pickupTime = change.pickupTime ?? current.pickupTime
+        if change.pickupTime != nil { try checkLead(pickupTime) }
+        let request = BookingRequest(passenger: passenger, pickup: change.pickup ?? current.pickup,
+                                     destination: change.destination ?? current.destination, cabType: current.cabType,
+                                     seats: current.seats, payment: current.payment)
+        let priced = try price(request)
+        let now = milliseconds(self.now), pickupMs = milliseconds(pickupTime), settings = city.settings, chart = city.fares
+        let requested = request, wanted = current.payment
+        let requestText = "\(number)|\(Self.e7(request.pickup))|\(Self.e7(request.destination))|\(pickupMs)"
+        let _: Bool = try await serviceCall {
+            try await store.write(locking: Ledger.turns) { c in
+                try Idempotency.once(c, key: key, operation: "change", request: requestText, now: now) {
+                    let row = try Self.ownRow(c, number, passenger)
+                    guard try row.string("state") == BookingState.requested.rawValue, try row.int64("dispatched") == 0 else {
+                        throw ServiceError.conflict("booking \(number) is already being allocated")
+                    }
+                    try Self.refuseConflicts(c, passenger: passenger, at: pickupMs, window: settings.conflictWindow, except: number)
+                    let created = try row.int64("created_ms"), revision = try row.int64("revision")
+                    let estimate = try Self.fare(priced, chart: chart, firstRide: try row.bool("first_ride")).total
+                    try Wallet.releaseFare(c, reference: Self.reference(number, created: created, revision: revision), now: now)
+                    try c.execute("""
+                        UPDATE bookings SET pickup_lat_e7 = ?, pickup_lon_e7 = ?, dest_lat_e7 = ?, dest_lon_e7 = ?, pickup_ms = ?,
+                            estimate = ?, payment = ?, reason = NULL, revision = ?, updated_ms = ? WHERE number = ?
+                        """, [.integer(Self.e7(requested.pickup.latitude)), .integer(Self.e7(requested.pickup.longitude)),
+                              .integer(Self.e7(requested.destination.latitude)), .integer(Self.e7(requested.destination.longitude)),
+                              .integer(pickupMs), .integer(estimate), .text(wanted.rawValue), .integer(revision + 1),
+                              .integer(now), .integer(Int64(number))])
+                    try Self.holdPayment(c, number: number, passenger: passenger, method: wanted, estimate: estimate,
+                                         reference: Self.reference(number, created: created, revision: revision + 1), now: now)
+                    try Self.event(c, number, .requested, now, "changed")
+                    return true
+                }
+            }
+        }
+        return try await booking(number, for: passenger)
+    }
+}
