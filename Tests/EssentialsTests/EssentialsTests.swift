@@ -1,28 +1,18 @@
 import Essentials
 import Foundation
+import Geodesy
 import Testing
 
 /// The heap against a sorted array: every pop gives what a sort says comes next.
 @Suite("Essentials: the one heap")
 struct HeapTests {
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     enum Descending: HeapOrder {
         static func precedes(_ a: Int, _ b: Int) -> Bool { a > b }
     }
 
     @Test("pushes and pops in any interleaving come out in sorted order, duplicates included")
     func matchesSorting() {
-        var rng = Seeded(state: 7)
+        var rng = SeededRandom(seed: 7)
         for round in 0..<200 {
             var heap = Heap<Ascending<Int>>()
             var model: [Int] = []
@@ -47,7 +37,7 @@ struct HeapTests {
 
     @Test("a bounded best-k with the worst on top keeps exactly the k smallest")
     func boundedBestK() {
-        var rng = Seeded(state: 11)
+        var rng = SeededRandom(seed: 11)
         for k in [1, 2, 5, 17] {
             var best = Heap<Descending>()
             var all: [Int] = []

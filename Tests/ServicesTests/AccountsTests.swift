@@ -1,6 +1,7 @@
 import Foundation
 import Services
 import Storage
+import TestSupport
 import Testing
 
 @Suite("Accounts: registration, login, lockout, sessions, resets (000 UC01–04, 004)")

@@ -5,6 +5,7 @@ import Geodesy
 import Services
 import Storage
 import TaxiDispatch
+import TestSupport
 import Testing
 
 /// Whole trips booked, allocated, driven and paid by several passengers at once, on both

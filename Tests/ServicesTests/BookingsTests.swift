@@ -6,6 +6,7 @@ import Geodesy
 import Services
 import Storage
 import TaxiDispatch
+import TestSupport
 import Testing
 
 /// A harness with the Monaco city's bookings on its store and clock.

@@ -2,6 +2,7 @@ import Foundation
 import Geodesy
 import Services
 import Storage
+import TestSupport
 import Testing
 
 @Suite("Favourites, stored: 20 at most, named, none within 150 m of another")

@@ -4,6 +4,7 @@ import Geodesy
 import Services
 import Storage
 import TaxiDispatch
+import TestSupport
 import Testing
 
 /// Every service entry point fed empty, too long, malformed, out-of-range and hostile

@@ -3,6 +3,7 @@ import Foundation
 import Services
 import Storage
 import TaxiDispatch
+import TestSupport
 import Testing
 
 /// A notifier that refuses the notifications of one kind up to an id, and records the rest.

@@ -1,6 +1,8 @@
 import Foundation
+import Geodesy
 import Services
 import Storage
+import TestSupport
 import Testing
 
 /// Many passengers paying at once, each call sent twice at the same time with one key (a
@@ -38,7 +40,7 @@ struct LedgerConcurrencyTests {
             for (n, passenger) in ids.enumerated() {
                 group.addTask {
                     var tally = Tally()
-                    var rng = SplitMix(seed: UInt64(n + 1))
+                    var rng = SeededRandom(seed: UInt64(n + 1))
                     for trip in 0..<trips {
                         let tag = "p\(n)-t\(trip)"
                         if trip % 3 == 0 {
@@ -89,19 +91,4 @@ struct LedgerConcurrencyTests {
         #expect(revenue == commission)
         #expect(gatewayOwes == refilled)
     }
-}
-
-/// A small seeded generator (SplitMix64), so that the test is the same every run.
-struct SplitMix: Sendable {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// A double in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

@@ -1,6 +1,8 @@
 import Foundation
+import Geodesy
 import Services
 import Storage
+import TestSupport
 import Testing
 
 /// Kills a paying process with SIGKILL at random moments, reopens the store, and checks that
@@ -23,7 +25,7 @@ struct LedgerCrashTests {
         let driver = try await h.driver(1, adminSession: admin).id
         var passengers: [Int64] = []
         for n in 1...4 { passengers.append(try await h.passenger(n).id) }
-        var rng = SplitMix(seed: 2026)
+        var rng = SeededRandom(seed: 2026)
         var acknowledged: [[Substring]] = []
         for round in 1...4 {
             let lines = try runAndKill(address: h.scratch.address, seed: UInt64(round), driver: driver,

@@ -3,6 +3,7 @@ import Foundation
 import Geodesy
 import Services
 import Storage
+import TestSupport
 import Testing
 
 /// Great-circle metres by the haversine formula, written here so that the search is not
@@ -84,9 +85,9 @@ struct RideRequestsTests {
     func searchAgainstBruteForce(engine: Engine) async throws {
         guard let (h, rides, _) = try await rig(engine) else { return }
         let rider = try await h.passenger(2).id
-        var rng = SplitMix(seed: 99)
+        var rng = SeededRandom(seed: 99)
         func random(in box: (Double, Double, Double, Double)) -> Coordinate {
-            Coordinate(unchecked: box.0 + (box.1 - box.0) * rng.unit(), box.2 + (box.3 - box.2) * rng.unit())
+            Coordinate(unchecked: box.0 + (box.1 - box.0) * Double.random(in: 0..<1, using: &rng), box.2 + (box.3 - box.2) * Double.random(in: 0..<1, using: &rng))
         }
         let monaco = (43.7270, 43.7480, 7.4090, 7.4390)
         var posted: [RideRequestRecord] = []

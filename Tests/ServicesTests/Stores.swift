@@ -5,71 +5,8 @@ import SQLiteStorage
 import Services
 import Storage
 import TaxiDispatch
+import TestSupport
 import Testing
-
-/// The two engines every service test runs on.
-enum Engine: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case sqlite, postgres
-    var testDescription: String { rawValue }
-}
-
-/// The address of the throwaway PostgreSQL server that scripts/test.sh starts, or nil.
-let postgresURL: String? = ProcessInfo.processInfo.environment["WAYFARE_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
-
-/// A fresh, empty store of one engine, and how to throw it away.
-///
-/// SQLite: a new file in a new temporary folder. PostgreSQL: a new database on the test
-/// server, dropped afterwards. Returns nil (after recording why) when the engine is
-/// PostgreSQL and no server was started: the test then checks SQLite only.
-final class ScratchStore: @unchecked Sendable {
-    let store: any SQLStore
-    let engine: Engine
-    private let cleanup: () -> Void
-    /// How to open the same database again (the crash test's child process uses it).
-    let address: String
-
-    private init(store: any SQLStore, engine: Engine, address: String, cleanup: @escaping () -> Void) {
-        self.store = store
-        self.engine = engine
-        self.address = address
-        self.cleanup = cleanup
-    }
-
-    static func make(_ engine: Engine, migrate: Bool = true) throws -> ScratchStore? {
-        switch engine {
-        case .sqlite:
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayfare-store-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            let path = dir.appendingPathComponent("wayfare.sqlite").path
-            let store = try SQLiteStore(path: path)
-            if migrate { try store.migrate(ServiceSchema.migrations) }
-            return ScratchStore(store: store, engine: engine, address: "sqlite:" + path) {
-                store.close()
-                try? FileManager.default.removeItem(at: dir)
-            }
-        case .postgres:
-            guard let base = postgresURL else {
-                print("skipping PostgreSQL: WAYFARE_POSTGRES_URL is not set (scripts/test.sh starts a server and sets it)")
-                return nil
-            }
-            let name = "wf_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)
-            let admin = try PostgresStore(url: base, maxConnections: 1)
-            try admin.executeOutsideTransaction("CREATE DATABASE \(name)")
-            var components = URLComponents(string: base)!
-            components.path = "/" + name
-            let url = components.string!
-            let store = try PostgresStore(url: url, maxConnections: 16)
-            if migrate { try store.migrate(ServiceSchema.migrations) }
-            return ScratchStore(store: store, engine: engine, address: url) {
-                store.close()
-                try? admin.executeOutsideTransaction("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
-                admin.close()
-            }
-        }
-    }
-
-    deinit { cleanup() }
-}
 
 /// The services on one scratch store with a manual clock, fast password hashing, the
 /// test-mode gateway and a recording notifier.

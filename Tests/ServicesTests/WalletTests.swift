@@ -1,6 +1,7 @@
 import Foundation
 import Services
 import Storage
+import TestSupport
 import Testing
 
 @Suite("Wallet: a double-entry ledger with idempotent refills and fare holds (000 UC12–13)")

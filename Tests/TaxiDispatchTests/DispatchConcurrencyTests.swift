@@ -2,6 +2,7 @@ import Foundation
 import Fleet
 import Geodesy
 import TaxiDispatch
+import TestSupport
 import Testing
 
 /// Many requests at once on one dispatcher while reports stream in, drivers answer and the
@@ -10,7 +11,7 @@ import Testing
 @Suite struct DispatchConcurrencyTests {
     @Test func requestsReportsAnswersAndTimersFromManyThreads() throws {
         let h = try Harness()
-        let junctions = try Monaco.junctions().filter { !$0.isEmpty }
+        let junctions = Monaco.junctions().filter { !$0.isEmpty }
         let ids = (0..<60).map { "cab\($0)" }
         try h.cabs(ids.enumerated().map { i, id in (id, junctions[i % junctions.count][i % junctions[i % junctions.count].count]) })
         let requests = RequestBox()
@@ -59,7 +60,7 @@ import Testing
         #expect(Set(assignedCabs).count == assignedCabs.count)  // no cab given twice
         #expect(!assignedCabs.isEmpty)
         // The zone-queue invariant, from the fleet's records.
-        let (zones, _) = try Monaco.city()
+        let zones = Monaco.zones
         let queued = zones.zones.indices.flatMap { h.dispatcher.queue(ofZone: $0) }
         #expect(Set(queued).count == queued.count)
         for id in ids {

@@ -7,32 +7,6 @@ import TestSupport
 import ZoneImport
 import Zones
 
-/// Monaco from the repository's `Data/` (always present): its nine wards as taxi zones, the
-/// commune as the service area, and its road graph. Loaded once per test process.
-enum Monaco {
-    static let loaded: Result<(ZoneSet, RoadNetwork), any Error> = Result {
-        let data = SharedData.projectRoot.appendingPathComponent("Data/monaco")
-        let (zones, _) = try ZoneImporter.load(zonesAt: data.appendingPathComponent("wards.geojson").path,
-                                               serviceAreasAt: data.appendingPathComponent("communes.geojson").path)
-        let (graph, _) = try RoadNetwork.importOSM(path: data.appendingPathComponent("monaco.osm.pbf").path)
-        return (zones, graph)
-    }
-
-    static func city() throws -> (zones: ZoneSet, graph: RoadNetwork) { try loaded.get() }
-
-    /// Road junctions grouped by the zone containing them, each list in node order.
-    static func junctions() throws -> [[Coordinate]] {
-        let (zones, graph) = try city()
-        var out = [[Coordinate]](repeating: [], count: zones.zones.count)
-        for v in 0..<graph.nodeCount {
-            let c = graph.coordinate(ofNode: v)
-            let z = zones.zoneIndex(longitude: c.longitude, latitude: c.latitude)
-            if z >= 0 { out[z].append(c) }
-        }
-        return out
-    }
-}
-
 let epoch = Date(timeIntervalSince1970: 1_790_000_000)
 
 /// A dispatcher on Monaco with a virtual clock, an in-memory log and the notifications kept.
@@ -44,7 +18,7 @@ final class Harness: Sendable {
 
     init(configuration: Dispatcher.Configuration = .init(), policy: any DispatchPolicy = ZoneQueuePolicy(),
          hooks: DispatchHooks = .init()) throws {
-        let (zones, graph) = try Monaco.city()
+        let (zones, graph) = (Monaco.zones, Monaco.network)
         let box = notes
         dispatcher = try Dispatcher(zones: zones, network: graph, configuration: configuration, policy: policy, hooks: hooks,
                                     scheduler: scheduler, log: log, notify: { box.add($0) })

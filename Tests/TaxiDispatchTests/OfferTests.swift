@@ -3,6 +3,7 @@ import Fleet
 import Geodesy
 import RoadGraph
 import TaxiDispatch
+import TestSupport
 import Testing
 import Zones
 
@@ -10,7 +11,7 @@ import Zones
 @Suite struct OfferTests {
     /// The zone with the most junctions, a pickup in it and places for cabs in it.
     static func home() throws -> (zone: Int, pickup: Coordinate, places: [Coordinate]) {
-        let j = try Monaco.junctions()
+        let j = Monaco.junctions()
         let zone = j.indices.max { j[$0].count < j[$1].count }!
         return (zone, j[zone][0], Array(j[zone].dropFirst().enumerated().filter { $0.offset % 7 == 3 }.map(\.element)))
     }
@@ -158,7 +159,7 @@ import Zones
         config.maxETASeconds = 20
         let h = try Harness(configuration: config)
         let (_, pickup, places) = try Self.home()
-        let router = Router(network: try Monaco.city().graph)
+        let router = Router(network: Monaco.network)
         let times = try places.map { try router.route(from: $0, to: pickup).durationSeconds }
         let far = try #require(places.indices.first { times[$0] > 20 }), near = try #require(places.indices.first { times[$0] <= 20 })
         try h.cabs([("far", places[far]), ("near", places[near])])
@@ -167,10 +168,10 @@ import Zones
     }
 
     @Test func neighbouringZonesAreSearchedWhenThePickupsZoneHasNoCandidateUnlessSwitchedOff() throws {
-        let (zones, _) = try Monaco.city()
+        let zones = Monaco.zones
         let (zone, pickup, _) = try Self.home()
         let neighbour = try #require(zones.adjacency[zone].first)
-        let place = try Monaco.junctions()[neighbour][0]
+        let place = Monaco.junctions()[neighbour][0]
         for enabled in [true, false] {
             var config = Dispatcher.Configuration()
             config.neighbourZones = enabled

@@ -13,7 +13,7 @@ import TestSupport
     /// the shortest by road, with the expected winners computed from one-to-one routes.
     static func scenario() throws -> (pickup: Coordinate, cabs: [(String, Coordinate)], fastest: String, shortest: String) {
         let (_, pickup, places) = try OfferTests.home()
-        let router = Router(network: try Monaco.city().graph)
+        let router = Router(network: Monaco.network)
         let routes = try places.map { try router.route(from: $0, to: pickup) }
         // The fastest, the shortest, and a slow one to stand first in the queue.
         let fastest = routes.indices.min { routes[$0].durationSeconds < routes[$1].durationSeconds }!
@@ -97,8 +97,8 @@ final class NotificationCounter: @unchecked Sendable {
         config.maxCandidates = 5
         let h = try Harness(configuration: config, policy: FastestArrivalPolicy())
         let (zone, pickup, _) = try OfferTests.home()
-        let (zones, _) = try Monaco.city()
-        let all = try Monaco.junctions()
+        let zones = Monaco.zones
+        let all = Monaco.junctions()
         // 120 cabs at the pickup zone's junctions farthest from the pickup, and 40 at the
         // neighbouring zones' junctions nearest it: the nearest cabs are not the zone's.
         let byDistance = { (c: [Coordinate]) in c.sorted { $0.distance(to: pickup) < $1.distance(to: pickup) } }

@@ -2,6 +2,7 @@ import Foundation
 import Fleet
 import Geodesy
 import TaxiDispatch
+import TestSupport
 import Testing
 import Workloads
 import Zones
@@ -17,9 +18,9 @@ import Zones
     @Test(arguments: [1, 2, 3] as [UInt64])
     func queuesAndEventsFollowTheRulesOverRandomEvents(seed: UInt64) async throws {
         let h = try Harness()
-        let (zones, _) = try Monaco.city()
+        let zones = Monaco.zones
         let geos = try GEOSZoneLocator(zones)
-        let junctions = try Monaco.junctions()
+        let junctions = Monaco.junctions()
         let events = h.dispatcher.zoneEvents(capacity: 1 << 20)
         var rng = SeededRandom(seed: seed)
         let ids = (0..<40).map { "cab\($0)" }
@@ -112,8 +113,8 @@ import Zones
     @Test(arguments: [2_000_000, 1000])
     func aBurstOfAMillionReportsLosesNoEventSilently(capacity: Int) async throws {
         let h = try Harness()
-        let junctions = try Monaco.junctions()
-        let (zones, _) = try Monaco.city()
+        let junctions = Monaco.junctions()
+        let zones = Monaco.zones
         let a = 0, b = zones.adjacency[0][0]
         let here = junctions[a][0], there = junctions[b][0]
         let ids = (0..<100).map { "cab\($0)" }

@@ -83,17 +83,14 @@ import Glibc
         private let drop: () -> Void
 
         init?() throws {
-            guard let base = ProcessInfo.processInfo.environment["WAYFARE_POSTGRES_URL"] else {
+            guard let base = postgresURL else {
                 print("FailoverCLITests: skipped — set WAYFARE_POSTGRES_URL (scripts/test.sh starts a PostgreSQL) to run the failover tests")
                 return nil
             }
-            let name = "wf_failover_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(12)
-            let pg = try PostgresStore(url: base, maxConnections: 1)
-            try pg.executeOutsideTransaction("CREATE DATABASE \(name)")
-            drop = { try? pg.executeOutsideTransaction("DROP DATABASE IF EXISTS \(name) WITH (FORCE)"); pg.close() }
+            let database = try ScratchDatabase(on: base, prefix: "wf_failover_")
+            drop = { database.drop() }
             // The CLI takes the password from a file, never from its command line.
-            var components = try #require(URLComponents(string: base))
-            components.path = "/" + name
+            var components = try #require(URLComponents(string: database.url))
             passwordFile = folder.write("store-password", (components.password ?? "") + "\n")
             components.password = nil
             store = try #require(components.string)

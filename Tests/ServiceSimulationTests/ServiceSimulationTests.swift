@@ -2,6 +2,7 @@ import Foundation
 import ServiceSimulation
 import Services
 import Storage
+import TestSupport
 import Testing
 
 /// The city at work through the services: a half hour of Monaco booked and paid on each

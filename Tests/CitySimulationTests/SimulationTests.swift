@@ -1,13 +1,14 @@
 import CitySimulation
 import Foundation
 import TaxiDispatch
+import TestSupport
 import Testing
 
 @Suite struct SimulationTests {
     /// A quarter of an hour of Monaco: the books balance, every figure is plausible, and the
     /// same seed gives the same day.
     @Test func aSimulatedQuarterHourOfMonacoBalancesAndRepeats() throws {
-        let (zones, graph) = try Monaco.city()
+        let (zones, graph) = (Monaco.zones, Monaco.network)
         var config = CitySimulation.Configuration()
         config.cabs = 60; config.hours = 0.25; config.requests = 300
         let a = try CitySimulation(zones: zones, network: graph, configuration: config).run()
