@@ -13,7 +13,7 @@ import Storage
 /// `Sendable`: the pool is GRDB's `Sendable` `DatabasePool`, and the optional that says
 /// whether it is closed sits in a `Locked`.
 public final class SQLiteStore: SQLStore, Sendable {
-    /// Always ``SQLDialect/sqlite``.
+    /// Always `SQLDialect.sqlite`.
     public var dialect: SQLDialect { .sqlite }
     /// The database file.
     public let path: String
@@ -24,8 +24,8 @@ public final class SQLiteStore: SQLStore, Sendable {
     /// - Parameters:
     ///   - path: the database file.
     ///   - busyTimeout: how long a writer waits for another process's write lock before the
-    ///     call fails with ``StoreError/conflict(_:)``.
-    /// - Throws: ``StoreError/unavailable(_:)`` naming the path when the file cannot be
+    ///     call fails with `StoreError.conflict(_:)`.
+    /// - Throws: `StoreError.unavailable(_:)` naming the path when the file cannot be
     ///   opened or is not a database.
     public init(path: String, busyTimeout: Duration = .seconds(10)) throws(StoreError) {
         self.path = path
@@ -71,7 +71,7 @@ public final class SQLiteStore: SQLStore, Sendable {
         }
     }
 
-    /// Closes the pool; later calls throw ``StoreError/closed``.
+    /// Closes the pool; later calls throw `StoreError.closed`.
     public func close() {
         let open = pool.withLock { pool -> DatabasePool? in
             defer { pool = nil }
@@ -80,7 +80,7 @@ public final class SQLiteStore: SQLStore, Sendable {
         try? open?.close()
     }
 
-    /// Runs `work`, turning GRDB's errors into ``StoreError`` and passing the body's own
+    /// Runs `work`, turning GRDB's errors into `StoreError` and passing the body's own
     /// errors through unchanged.
     private static func translatingErrors<T>(_ work: () throws -> T) throws -> T {
         do {
@@ -108,7 +108,7 @@ public final class SQLiteStore: SQLStore, Sendable {
     }
 }
 
-/// A GRDB `Database` inside one transaction, seen through ``SQLConnection``.
+/// A GRDB `Database` inside one transaction, seen through `SQLConnection`.
 struct SQLiteConnection: SQLConnection {
     let db: Database
     var dialect: SQLDialect { .sqlite }

@@ -61,7 +61,7 @@ extension Bookings {
     /// The driver's report is a claim: its metres are kept beside the billed distance, and a
     /// trip whose meter and track disagree by more than the city's tolerance is flagged for
     /// review. A wallet never pays more than the held estimate plus
-    /// ``BookingSettings/confirmAbovePercent`` without the passenger's confirmation.
+    /// `BookingSettings.confirmAbovePercent` without the passenger's confirmation.
     public func complete(_ number: Int, driver: Int64, trip: TripReport, key: IdempotencyKey) async throws(ServiceError) -> TripInvoice {
         guard (0...1_000_000_000).contains(trip.metres) else { throw .invalid(field: "metres", reason: "must be between 0 and 1000000000") }
         guard (0...86_400).contains(trip.waitingOnTheWaySeconds) else {

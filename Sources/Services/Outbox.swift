@@ -90,19 +90,11 @@ public struct Outbox: Sendable {
         let due = milliseconds(clock.now())
         let batch = try await serviceCall {
             try await store.read { c in
-                try c.query("""
-                    SELECT id, user_id, kind, payload, attempts FROM outbox
-                    WHERE sent_ms IS NULL AND set_aside_ms IS NULL AND next_attempt_ms <= ?
-                        AND kind NOT IN ('password-reset', 'verification-code')
-                    ORDER BY next_attempt_ms, id LIMIT ?
-                    """, [.integer(due), .integer(Int64(max(1, limit)))])
-                    .map { row in
-                        (OutgoingNotification(
-                            id: try row.int64("id"), user: try row.optionalInt64("user_id"),
-                            kind: NotificationKind(rawValue: try row.string("kind")) ?? .invoice,
-                            fields: try Idempotency.decode([String: String].self, try row.string("payload"))),
-                         try row.int64("attempts"))
-                    }
+                try OutboxStatements(c).due(at: due, limit: max(1, limit)).map { record in
+                    (OutgoingNotification(id: record.id, user: record.userID, kind: NotificationKind(rawValue: record.kind) ?? .invoice,
+                                          fields: try Idempotency.decode([String: String].self, record.payload)),
+                     record.attempts)
+                }
             }
         }
         var sent = 0
@@ -118,15 +110,13 @@ public struct Outbox: Sendable {
             let tried = attempts + 1
             try await serviceCall {
                 try await store.write { c in
+                    let outbox = OutboxStatements(c)
                     if delivered {
-                        try c.execute("UPDATE outbox SET sent_ms = ?, attempts = ? WHERE id = ?",
-                                      [.integer(now), .integer(tried), .integer(notification.id)])
+                        try outbox.markSent(notification.id, at: now, attempts: tried)
                     } else if tried >= Int64(Self.maximumAttempts) {
-                        try c.execute("UPDATE outbox SET attempts = ?, set_aside_ms = ? WHERE id = ?",
-                                      [.integer(tried), .integer(now), .integer(notification.id)])
+                        try outbox.setAside(notification.id, at: now, attempts: tried)
                     } else {
-                        try c.execute("UPDATE outbox SET attempts = ?, next_attempt_ms = ? WHERE id = ?",
-                                      [.integer(tried), .integer(now + Self.backoff(afterAttempts: tried) * 1000), .integer(notification.id)])
+                        try outbox.retry(notification.id, at: now + Self.backoff(afterAttempts: tried) * 1000, attempts: tried)
                     }
                 }
             }
@@ -139,10 +129,56 @@ public struct Outbox: Sendable {
     @discardableResult
     static func enqueue(_ c: any SQLConnection, user: Int64?, kind: NotificationKind, payload: [String: String],
                         now: Int64, sent: Bool = false) throws -> Int64 {
+        try OutboxStatements(c).insert(user: user, kind: kind.rawValue, payload: try Idempotency.encode(payload), at: now,
+                                       sent: sent ? now : nil)
+    }
+}
+
+/// Every statement of the outbox, in one place: values bound where they appear, rows
+/// decoded by column name.
+struct OutboxStatements {
+    let c: any SQLConnection
+    init(_ c: any SQLConnection) { self.c = c }
+
+    /// A notification waiting to be sent.
+    struct Record: Decodable {
+        let id: Int64
+        let userID: Int64?
+        let kind: String
+        let payload: String
+        let attempts: Int64
+        enum CodingKeys: String, CodingKey { case id, userID = "user_id", kind, payload, attempts }
+    }
+
+    /// Up to `limit` notifications due at `now`, oldest due first. Reset links and
+    /// verification codes are sent by `Accounts` itself, which holds their secrets.
+    func due(at now: Int64, limit: Int) throws -> [Record] {
+        try c.fetchAll(Record.self, """
+            SELECT id, user_id, kind, payload, attempts FROM outbox
+            WHERE sent_ms IS NULL AND set_aside_ms IS NULL AND next_attempt_ms <= \(now)
+                AND kind NOT IN ('password-reset', 'verification-code')
+            ORDER BY next_attempt_ms, id LIMIT \(limit)
+            """)
+    }
+
+    func markSent(_ id: Int64, at now: Int64, attempts: Int64) throws {
+        try c.execute("UPDATE outbox SET sent_ms = \(now), attempts = \(attempts) WHERE id = \(id)")
+    }
+
+    func setAside(_ id: Int64, at now: Int64, attempts: Int64) throws {
+        try c.execute("UPDATE outbox SET attempts = \(attempts), set_aside_ms = \(now) WHERE id = \(id)")
+    }
+
+    func retry(_ id: Int64, at next: Int64, attempts: Int64) throws {
+        try c.execute("UPDATE outbox SET attempts = \(attempts), next_attempt_ms = \(next) WHERE id = \(id)")
+    }
+
+    /// Writes a notification; returns its id.
+    func insert(user: Int64?, kind: String, payload: String, at now: Int64, sent: Int64?) throws -> Int64 {
         guard let row = try c.first("""
-            INSERT INTO outbox (user_id, kind, payload, created_ms, sent_ms) VALUES (?, ?, ?, ?, ?) RETURNING id
-            """, [SQLValue(user), .text(kind.rawValue), .text(try Idempotency.encode(payload)), .integer(now),
-                  sent ? .integer(now) : .null]) else {
+            INSERT INTO outbox (user_id, kind, payload, created_ms, sent_ms)
+            VALUES (\(user), \(kind), \(payload), \(now), \(sent)) RETURNING id
+            """) else {
             throw StoreError.statement("insert into outbox returned no id")
         }
         return try row.int64("id")

@@ -47,11 +47,7 @@ public struct PassengerFavourites: Sendable {
                     case .limitReached: throw ServiceError.invalid(field: "favourites", reason: error.description)
                     }
                 }
-                let next = try c.first("SELECT CAST(COALESCE(MAX(position), 0) + 1 AS BIGINT) AS n FROM favourites WHERE user_id = ?",
-                                       [.integer(passenger)])?.int64("n") ?? 1
-                try c.execute("INSERT INTO favourites (user_id, position, name, lat_e7, lon_e7) VALUES (?, ?, ?, ?, ?)",
-                              [.integer(passenger), .integer(next), .text(name),
-                               .integer(Self.e7(location.latitude)), .integer(Self.e7(location.longitude))])
+                try FavouriteStatements(c).insert(name: name, at: location, for: passenger)
             }
         }
     }
@@ -67,7 +63,7 @@ public struct PassengerFavourites: Sendable {
                 guard places.remove(named: name), let gone = before.first(where: { !places.places.contains($0) }) else {
                     throw ServiceError.notFound("favourite \"\(name)\"")
                 }
-                try c.execute("DELETE FROM favourites WHERE user_id = ? AND name = ?", [.integer(passenger), .text(gone.name)])
+                try FavouriteStatements(c).delete(named: gone.name, for: passenger)
             }
         }
     }
@@ -81,16 +77,50 @@ public struct PassengerFavourites: Sendable {
 
     static func load(_ c: any SQLConnection, _ passenger: Int64) throws -> FavouritePlaces {
         var places = FavouritePlaces()
-        for row in try c.query("SELECT name, lat_e7, lon_e7 FROM favourites WHERE user_id = ? ORDER BY position",
-                               [.integer(passenger)]) {
-            let coordinate = try Coordinate(latitude: Double(try row.int64("lat_e7")) / 1e7,
-                                            longitude: Double(try row.int64("lon_e7")) / 1e7)
+        for record in try FavouriteStatements(c).places(of: passenger) {
+            let coordinate = try Coordinate(latitude: Double(record.latE7) / 1e7, longitude: Double(record.lonE7) / 1e7)
             // Stored places passed the rules when saved; a failure here means the rules
             // were tightened since, and the place is still shown.
-            try? places.add(name: try row.string("name"), at: coordinate)
+            try? places.add(name: record.name, at: coordinate)
         }
         return places
     }
 
     static func e7(_ degrees: Double) -> Int64 { Int64((degrees * 1e7).rounded()) }
+}
+
+/// Every statement of the favourites, in one place: values bound where they appear, rows
+/// decoded by column name.
+struct FavouriteStatements {
+    let c: any SQLConnection
+    init(_ c: any SQLConnection) { self.c = c }
+
+    /// A saved place as stored.
+    struct Record: Decodable {
+        let name: String
+        let latE7: Int64
+        let lonE7: Int64
+        enum CodingKeys: String, CodingKey { case name, latE7 = "lat_e7", lonE7 = "lon_e7" }
+    }
+
+    /// The places of `passenger`, in the order they were saved.
+    func places(of passenger: Int64) throws -> [Record] {
+        try c.fetchAll(Record.self, "SELECT name, lat_e7, lon_e7 FROM favourites WHERE user_id = \(passenger) ORDER BY position")
+    }
+
+    /// Saves a place after the passenger's others.
+    func insert(name: String, at location: Coordinate, for passenger: Int64) throws {
+        let next = try c.first("SELECT CAST(COALESCE(MAX(position), 0) + 1 AS BIGINT) AS n FROM favourites WHERE user_id = \(passenger)")?
+            .int64("n") ?? 1
+        let lat = PassengerFavourites.e7(location.latitude), lon = PassengerFavourites.e7(location.longitude)
+        try c.execute("""
+            INSERT INTO favourites (user_id, position, name, lat_e7, lon_e7)
+            VALUES (\(passenger), \(next), \(name), \(lat), \(lon))
+            """)
+    }
+
+    /// Removes the place named exactly `name`.
+    func delete(named name: String, for passenger: Int64) throws {
+        try c.execute("DELETE FROM favourites WHERE user_id = \(passenger) AND name = \(name)")
+    }
 }

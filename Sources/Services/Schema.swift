@@ -335,7 +335,7 @@ public enum ServiceSchema {
     ])
 
     /// Booking numbers that cannot run out: six digits while a six-digit number is free, then
-    /// seven, and so on up to twelve (``BookingSettings/numberSpace``). PostgreSQL replaces the
+    /// seven, and so on up to twelve (`BookingSettings.numberSpace`). PostgreSQL replaces the
     /// number's check; SQLite, which cannot drop a check, rebuilds the table (foreign keys
     /// deferred: the history rows find their bookings again before the commit).
     static let version10 = Migration(version: 10, name: "booking-numbers", statements: [

@@ -91,11 +91,10 @@ extension SQLStore {
                 guard current == migration.version - 1 else { return current }
                 for statement in migration.statements {
                     guard let sql = connection.dialect.statement(statement) else { continue }
-                    try connection.execute(sql)
+                    // Schema text written in the source, never built from a value.
+                    try connection.execute(sql, [])
                 }
-                try connection.execute(
-                    "INSERT INTO schema_migrations (version, name) VALUES (?, ?)",
-                    [.integer(Int64(migration.version)), .text(migration.name)])
+                try connection.execute("INSERT INTO schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))")
                 return migration.version
             }
         }

@@ -27,11 +27,12 @@ public protocol SQLConnection {
 }
 
 extension SQLConnection {
-    /// Runs a statement without arguments.
-    @discardableResult
-    public func execute(_ sql: String) throws -> Int { try execute(sql, []) }
     /// The first row of a query, or nil when it returns none.
-    public func first(_ sql: String, _ arguments: [SQLValue] = []) throws -> Row? {
+    ///
+    /// (A statement without arguments is a ``Statement``: `first("SELECT 1 AS one")`.
+    /// There is deliberately no single-`String` form, so that an interpolated literal can
+    /// only ever bind its values, never splice them into the SQL.)
+    public func first(_ sql: String, _ arguments: [SQLValue]) throws -> Row? {
         try query(sql, arguments).first
     }
 }

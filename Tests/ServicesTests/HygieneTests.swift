@@ -53,7 +53,8 @@ struct HygieneTests {
         _ = try await h.wallet.refill(passenger: user.id, amount: 10_000, paymentToken: "tok_visa", key: .random())
         _ = try await Outbox(store: h.store, clock: h.clock).deliver(through: RecordingNotifier())
         func count(_ table: String) async throws -> Int {
-            try await h.store.read { c in try c.first("SELECT COUNT(*) AS n FROM \(table)")!.int("n") }
+            // A table name is SQL, not a value: the string form, with no arguments.
+            try await h.store.read { c in try c.first("SELECT COUNT(*) AS n FROM \(table)", [])!.int("n") }
         }
         let housekeeping = Housekeeping(store: h.store, clock: h.clock)
         #expect(try await housekeeping.run() == Housekeeping.Purged(), "nothing is old yet")
