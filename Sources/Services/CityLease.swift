@@ -48,24 +48,57 @@ public struct CityLease: Sendable {
         let nowMs = Int64((now.timeIntervalSince1970 * 1000).rounded()), until = nowMs + Int64(timeToLive * 1000)
         return try await serviceCall {
             try await store.write(locking: ["city_leases"]) { c -> Holder in
+                let leases = LeaseStatements(c)
                 func holder(_ o: String, _ u: String, _ t: Int64, _ e: Int64) -> Holder {
                     Holder(owner: o, url: u, token: t, expires: Date(timeIntervalSince1970: Double(e) / 1000))
                 }
-                guard let row = try c.first("SELECT owner, url, token, expires_ms FROM city_leases WHERE city = ?", [.text(city)]) else {
-                    try c.execute("INSERT INTO city_leases (city, owner, url, token, expires_ms) VALUES (?, ?, ?, 1, ?)",
-                                  [.text(city), .text(owner), .text(url), .integer(until)])
+                guard let lease = try leases.lease(of: city) else {
+                    try leases.insert(city: city, owner: owner, url: url, until: until)
                     return holder(owner, url, 1, until)
                 }
-                let (current, token, expires) = (try row.string("owner"), try row.int64("token"), try row.int64("expires_ms"))
-                if current == owner {
-                    try c.execute("UPDATE city_leases SET expires_ms = ?, url = ? WHERE city = ?", [.integer(until), .text(url), .text(city)])
-                    return holder(owner, url, token, until)
+                if lease.owner == owner {
+                    try leases.renew(city: city, url: url, until: until)
+                    return holder(owner, url, lease.token, until)
                 }
-                guard expires < nowMs else { return holder(current, try row.string("url"), token, expires) }
-                try c.execute("UPDATE city_leases SET owner = ?, url = ?, token = ?, expires_ms = ? WHERE city = ?",
-                              [.text(owner), .text(url), .integer(token + 1), .integer(until), .text(city)])
-                return holder(owner, url, token + 1, until)
+                guard lease.expiresMs < nowMs else { return holder(lease.owner, lease.url, lease.token, lease.expiresMs) }
+                try leases.take(city: city, owner: owner, url: url, token: lease.token + 1, until: until)
+                return holder(owner, url, lease.token + 1, until)
             }
         }
+    }
+}
+
+/// Every statement of the city leases, in one place: values bound where they appear, rows
+/// decoded by column name.
+struct LeaseStatements {
+    let c: any SQLConnection
+    init(_ c: any SQLConnection) { self.c = c }
+
+    /// A city's lease as stored.
+    struct Record: Decodable {
+        let owner: String
+        let url: String
+        let token: Int64
+        let expiresMs: Int64
+        enum CodingKeys: String, CodingKey { case owner, url, token, expiresMs = "expires_ms" }
+    }
+
+    func lease(of city: String) throws -> Record? {
+        try c.fetchOne(Record.self, "SELECT owner, url, token, expires_ms FROM city_leases WHERE city = \(city)")
+    }
+
+    /// The first lease of a city: token 1.
+    func insert(city: String, owner: String, url: String, until: Int64) throws {
+        try c.execute("INSERT INTO city_leases (city, owner, url, token, expires_ms) VALUES (\(city), \(owner), \(url), 1, \(until))")
+    }
+
+    /// The holder keeps the lease (and its token) a while longer.
+    func renew(city: String, url: String, until: Int64) throws {
+        try c.execute("UPDATE city_leases SET expires_ms = \(until), url = \(url) WHERE city = \(city)")
+    }
+
+    /// Another replica takes a lapsed lease with the next token, which fences the former owner.
+    func take(city: String, owner: String, url: String, token: Int64, until: Int64) throws {
+        try c.execute("UPDATE city_leases SET owner = \(owner), url = \(url), token = \(token), expires_ms = \(until) WHERE city = \(city)")
     }
 }

@@ -63,28 +63,38 @@ enum Idempotency {
     ///   operation or request.
     static func stored<R: Decodable>(_ type: R.Type, _ connection: any SQLConnection, key: IdempotencyKey,
                                      operation: String, request: String) throws -> R? {
-        guard let row = try connection.first(
-            "SELECT operation, request_hash, response FROM idempotency WHERE key = ?", [.text(key.rawValue)]) else { return nil }
-        guard try row.string("operation") == operation,
-              try row.string("request_hash") == hash(operation + "\n" + request) else {
+        guard let record = try connection.fetchOne(StoredAnswer.self, """
+            SELECT operation, request_hash, response FROM idempotency WHERE key = \(key.rawValue)
+            """) else { return nil }
+        guard record.operation == operation, record.requestHash == hash(operation + "\n" + request) else {
             throw ServiceError.idempotencyKeyReused(key.rawValue)
         }
-        return try decode(type, try row.string("response"))
+        return try decode(type, record.response)
     }
 
     /// The stored answer for `key` whatever the request was: for a step that continues a call
     /// already checked (a gateway's callback finishing a refill).
     static func stored<R: Decodable>(_ type: R.Type, _ connection: any SQLConnection, key: IdempotencyKey) throws -> R? {
-        try connection.first("SELECT response FROM idempotency WHERE key = ?", [.text(key.rawValue)])
+        try connection.first("SELECT response FROM idempotency WHERE key = \(key.rawValue)")
             .map { try decode(type, try $0.string("response")) }
     }
 
     /// Stores the first answer for `key`, in the caller's transaction.
     static func store<R: Encodable>(_ answer: R, _ connection: any SQLConnection, key: IdempotencyKey, operation: String,
                                     requestHash: String, now: Int64) throws {
-        try connection.execute(
-            "INSERT INTO idempotency (key, operation, request_hash, response, created_ms) VALUES (?, ?, ?, ?, ?)",
-            [.text(key.rawValue), .text(operation), .text(requestHash), .text(try encode(answer)), .integer(now)])
+        let response = try encode(answer)
+        try connection.execute("""
+            INSERT INTO idempotency (key, operation, request_hash, response, created_ms)
+            VALUES (\(key.rawValue), \(operation), \(requestHash), \(response), \(now))
+            """)
+    }
+
+    /// An answer as stored, with what it answered.
+    struct StoredAnswer: Decodable {
+        let operation: String
+        let requestHash: String
+        let response: String
+        enum CodingKeys: String, CodingKey { case operation, requestHash = "request_hash", response }
     }
 
     static func hash(_ text: String) -> String {
