@@ -61,29 +61,27 @@ public struct Housekeeping: Sendable {
     public func run() async throws(ServiceError) -> Purged {
         let now = milliseconds(clock.now())
         let s = settings
-        let sessions = SQLValue.integer(now - Int64(s.endedSessions * 1000)), resets = SQLValue.integer(now - Int64(s.endedResets * 1000))
-        let answers = SQLValue.integer(now - Int64(s.idempotencyAnswers * 1000)), sent = SQLValue.integer(now - Int64(s.sentNotifications * 1000))
+        let sessions = now - Int64(s.endedSessions * 1000), resets = now - Int64(s.endedResets * 1000)
+        let answers = now - Int64(s.idempotencyAnswers * 1000), sent = now - Int64(s.sentNotifications * 1000)
         return try await serviceCall {
             try await store.write { c in
                 var purged = Purged()
-                purged.sessions = try c.execute("DELETE FROM sessions WHERE expires_ms < ? OR ended_ms < ?",
-                                                [sessions, sessions])
-                purged.resets = try c.execute("DELETE FROM password_resets WHERE expires_ms < ? OR used_ms < ?",
-                                              [resets, resets])
-                purged.idempotency = try c.execute("DELETE FROM idempotency WHERE created_ms < ?", [answers])
+                purged.sessions = try c.execute("DELETE FROM sessions WHERE expires_ms < \(sessions) OR ended_ms < \(sessions)")
+                purged.resets = try c.execute("DELETE FROM password_resets WHERE expires_ms < \(resets) OR used_ms < \(resets)")
+                purged.idempotency = try c.execute("DELETE FROM idempotency WHERE created_ms < \(answers)")
                 // Sent ones, and the records of codes and reset links whose one send failed (they
                 // are never retried from the outbox: the secret is not stored).
                 purged.notifications = try c.execute("""
-                    DELETE FROM outbox WHERE sent_ms < ?
-                        OR (sent_ms IS NULL AND kind IN ('password-reset', 'verification-code') AND created_ms < ?)
-                    """, [sent, sent])
+                    DELETE FROM outbox WHERE sent_ms < \(sent)
+                        OR (sent_ms IS NULL AND kind IN ('password-reset', 'verification-code') AND created_ms < \(sent))
+                    """)
                 // Login names tried that match no account, and registrations nobody verified.
-                try c.execute("DELETE FROM login_probes WHERE last_ms < ?", [sessions])
-                try c.execute("DELETE FROM verification_codes WHERE expires_ms < ?", [sessions])
+                try c.execute("DELETE FROM login_probes WHERE last_ms < \(sessions)")
+                try c.execute("DELETE FROM verification_codes WHERE expires_ms < \(sessions)")
                 purged.unverified = try c.execute("""
-                    DELETE FROM users WHERE verified_ms IS NULL AND created_ms < ?
+                    DELETE FROM users WHERE verified_ms IS NULL AND created_ms < \(sessions)
                         AND id NOT IN (SELECT user_id FROM verification_codes)
-                    """, [sessions])
+                    """)
                 return purged
             }
         }
