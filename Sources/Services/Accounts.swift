@@ -69,8 +69,7 @@ public struct Accounts: Sendable {
         enum Outcome: Sendable { case created(user: Int64, outbox: Int64), taken(owners: [Int64], outbox: [Int64]) }
         let outcome = try await serviceCall {
             try await store.write(locking: Ledger.turns) { c -> Outcome in
-                let holders = try c.query("SELECT id, mobile, email, verified_ms FROM users WHERE mobile = ? OR email = ?",
-                                          [.text(mobile), .text(email)])
+                let holders = try c.query("SELECT id, mobile, email, verified_ms FROM users WHERE mobile = \(mobile) OR email = \(email)")
                 let owners = try holders.filter { try $0.optionalInt64("verified_ms") != nil }.map { try $0.int64("id") }
                 if !owners.isEmpty {
                     let outbox = try owners.map { owner in
@@ -82,12 +81,14 @@ public struct Accounts: Sendable {
                 for row in holders { try Self.dropUnverified(c, user: try row.int64("id")) }
                 guard let row = try c.first("""
                     INSERT INTO users (role, name, mobile, email, password_hash, created_ms)
-                    VALUES ('passenger', ?, ?, ?, ?, ?) RETURNING id
-                    """, [.text(name), .text(mobile), .text(email), .text(hash), .integer(now)])
+                    VALUES ('passenger', \(name), \(mobile), \(email), \(hash), \(now)) RETURNING id
+                    """)
                 else { throw StoreError.statement("insert into users returned no id") }
                 let id = try row.int64("id")
-                try c.execute("INSERT INTO verification_codes (mobile, user_id, code_hash, expires_ms) VALUES (?, ?, ?, ?)",
-                              [.text(mobile), .integer(id), .text(Self.codeHash(mobile: mobile, code: code)), .integer(expires)])
+                try c.execute("""
+                    INSERT INTO verification_codes (mobile, user_id, code_hash, expires_ms)
+                    VALUES (\(mobile), \(id), \(Self.codeHash(mobile: mobile, code: code)), \(expires))
+                    """)
                 let outbox = try Outbox.enqueue(c, user: id, kind: .verificationCode, payload: ["expires": "\(expires)"], now: now)
                 return .created(user: id, outbox: outbox)
             }
@@ -119,20 +120,21 @@ public struct Accounts: Sendable {
         enum Outcome: Sendable { case verified(User), wrong }
         let outcome = try await serviceCall {
             try await store.write(locking: Ledger.turns) { c -> Outcome in
-                guard let row = try c.first("SELECT user_id, code_hash, expires_ms, attempts FROM verification_codes WHERE mobile = ?",
-                                            [.text(mobile)]),
+                guard let row = try c.first("SELECT user_id, code_hash, expires_ms, attempts FROM verification_codes WHERE mobile = \(mobile)"),
                       try row.int64("expires_ms") > now, try row.int64("attempts") < 5 else { return .wrong }
                 guard Self.constantTimeEqual(try row.string("code_hash"), Self.codeHash(mobile: mobile, code: code)) else {
-                    try c.execute("UPDATE verification_codes SET attempts = attempts + 1 WHERE mobile = ?", [.text(mobile)])
+                    try c.execute("UPDATE verification_codes SET attempts = attempts + 1 WHERE mobile = \(mobile)")
                     return .wrong
                 }
                 let id = try row.int64("user_id")
-                try c.execute("DELETE FROM verification_codes WHERE mobile = ?", [.text(mobile)])
-                try c.execute("UPDATE users SET verified_ms = ? WHERE id = ?", [.integer(now), .integer(id)])
+                try c.execute("DELETE FROM verification_codes WHERE mobile = \(mobile)")
+                try c.execute("UPDATE users SET verified_ms = \(now) WHERE id = \(id)")
                 try Ledger.openCompanyAccounts(c)
                 try Ledger.open(c, Ledger.wallet(id), normal: .credit, noOverdraft: true)
-                guard let user = try c.first("SELECT id, role, name, mobile, email, suspended_until_ms FROM users WHERE id = ?",
-                                             [.integer(id)]) else { return .wrong }
+                guard let user = try c.first("""
+                    SELECT id, role, name, mobile, email, suspended_until_ms FROM users
+                    WHERE id = \(id)
+                    """) else { return .wrong }
                 return .verified(try Self.user(user))
             }
         }
@@ -147,7 +149,7 @@ public struct Accounts: Sendable {
         let sentAt = self.now
         _ = try? await serviceCall {
             try await store.write { c in
-                try c.execute("UPDATE outbox SET sent_ms = ?, attempts = attempts + 1 WHERE id = ?", [.integer(sentAt), .integer(message.id)])
+                try c.execute("UPDATE outbox SET sent_ms = \(sentAt), attempts = attempts + 1 WHERE id = \(message.id)")
             }
         }
     }
@@ -155,8 +157,8 @@ public struct Accounts: Sendable {
     /// Deletes an account that was never verified, with its code (it has no sessions, no
     /// money and no bookings: it could not log in).
     static func dropUnverified(_ c: any SQLConnection, user: Int64) throws {
-        try c.execute("DELETE FROM verification_codes WHERE user_id = ?", [.integer(user)])
-        try c.execute("DELETE FROM users WHERE id = ? AND verified_ms IS NULL", [.integer(user)])
+        try c.execute("DELETE FROM verification_codes WHERE user_id = \(user)")
+        try c.execute("DELETE FROM users WHERE id = \(user) AND verified_ms IS NULL")
     }
 
     /// Creates a driver's account (004: drivers are created by the company), on an admin's
@@ -195,16 +197,16 @@ public struct Accounts: Sendable {
             try await store.write(locking: Ledger.turns) { c -> User in
                 // Checked first, so the answer names the field; the UNIQUE constraints stay
                 // as the guard against a race between two registrations.
-                if try c.first("SELECT id FROM users WHERE email = ?", [.text(email)]) != nil {
+                if try c.first("SELECT id FROM users WHERE email = \(email)") != nil {
                     throw ServiceError.invalid(field: "email", reason: "e-mail is already registered")
                 }
-                if try c.first("SELECT id FROM users WHERE mobile = ?", [.text(mobile)]) != nil {
+                if try c.first("SELECT id FROM users WHERE mobile = \(mobile)") != nil {
                     throw ServiceError.invalid(field: "mobile", reason: "mobile number is already registered")
                 }
                 guard let row = try c.first("""
                     INSERT INTO users (role, name, mobile, email, password_hash, created_ms, verified_ms)
-                    VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id
-                    """, [.text(role.rawValue), .text(name), .text(mobile), .text(email), .text(hash), .integer(now), .integer(now)])
+                    VALUES (\(role.rawValue), \(name), \(mobile), \(email), \(hash), \(now), \(now)) RETURNING id
+                    """)
                 else { throw StoreError.statement("insert into users returned no id") }
                 let id = try row.int64("id")
                 if role == .driver {
@@ -233,8 +235,10 @@ public struct Accounts: Sendable {
         let expires = now + Int64(settings.sessionLifetime.components.seconds) * 1000
         try await serviceCall {
             try await store.write { c in
-                try c.execute("INSERT INTO sessions (token_hash, user_id, created_ms, expires_ms) VALUES (?, ?, ?, ?)",
-                              [.text(Self.tokenHash(token)), .integer(user.id), .integer(now), .integer(expires)])
+                try c.execute("""
+                    INSERT INTO sessions (token_hash, user_id, created_ms, expires_ms)
+                    VALUES (\(Self.tokenHash(token)), \(user.id), \(now), \(expires))
+                    """)
             }
         }
         return Session(token: token, user: user, expires: date(milliseconds: expires))
@@ -251,8 +255,8 @@ public struct Accounts: Sendable {
                 guard let row = try c.first("""
                     SELECT u.id, u.role, u.name, u.mobile, u.email, u.suspended_until_ms
                     FROM sessions s JOIN users u ON u.id = s.user_id
-                    WHERE s.token_hash = ? AND s.ended_ms IS NULL AND s.expires_ms > ?
-                    """, [.text(Self.tokenHash(token)), .integer(now)]) else { return nil }
+                    WHERE s.token_hash = \(Self.tokenHash(token)) AND s.ended_ms IS NULL AND s.expires_ms > \(now)
+                    """) else { return nil }
                 return try Self.user(row)
             }
         }
@@ -267,8 +271,7 @@ public struct Accounts: Sendable {
         let now = self.now
         try await serviceCall {
             try await store.write { c in
-                try c.execute("UPDATE sessions SET ended_ms = ? WHERE token_hash = ? AND ended_ms IS NULL",
-                              [.integer(now), .text(Self.tokenHash(token))])
+                try c.execute("UPDATE sessions SET ended_ms = \(now) WHERE token_hash = \(Self.tokenHash(token)) AND ended_ms IS NULL")
             }
         }
     }
@@ -293,7 +296,7 @@ public struct Accounts: Sendable {
         let expires = now + Int64(settings.resetLifetime.components.seconds) * 1000
         let issued = try await serviceCall {
             try await store.write { c -> (user: Int64, outbox: Int64)? in
-                guard let row = try c.first("SELECT id FROM users WHERE email = ? AND verified_ms IS NOT NULL", [.text(email)]) else {
+                guard let row = try c.first("SELECT id FROM users WHERE email = \(email) AND verified_ms IS NOT NULL") else {
                     // The same transaction's work as for a known address.
                     try Self.probe(c, name: email, now: now)
                     return nil
@@ -301,8 +304,10 @@ public struct Accounts: Sendable {
                 let user = try row.int64("id")
                 // A new reset ends the older ones: only the latest link works.
                 try Self.endResets(c, user: user, now: now)
-                try c.execute("INSERT INTO password_resets (token_hash, user_id, created_ms, expires_ms) VALUES (?, ?, ?, ?)",
-                              [.text(Self.tokenHash(token)), .integer(user), .integer(now), .integer(expires)])
+                try c.execute("""
+                    INSERT INTO password_resets (token_hash, user_id, created_ms, expires_ms)
+                    VALUES (\(Self.tokenHash(token)), \(user), \(now), \(expires))
+                    """)
                 let outbox = try Outbox.enqueue(c, user: user, kind: .passwordReset,
                                                 payload: ["expires": "\(expires)"], now: now)
                 return (user, outbox)
@@ -327,8 +332,8 @@ public struct Accounts: Sendable {
             try await store.read { c -> (Int64, Role)? in
                 guard let row = try c.first("""
                     SELECT r.user_id, u.role FROM password_resets r JOIN users u ON u.id = r.user_id
-                    WHERE r.token_hash = ? AND r.used_ms IS NULL AND r.expires_ms > ?
-                    """, [.text(Self.tokenHash(token)), .integer(now)]) else { return nil }
+                    WHERE r.token_hash = \(Self.tokenHash(token)) AND r.used_ms IS NULL AND r.expires_ms > \(now)
+                    """) else { return nil }
                 return (try row.int64("user_id"), Role(rawValue: try row.string("role")) ?? .passenger)
             }
         }
@@ -340,15 +345,16 @@ public struct Accounts: Sendable {
             try await store.write { c in
                 // Marked used in the same transaction, and only if still unused: two
                 // concurrent resets with one token cannot both succeed.
-                let used = try c.execute("UPDATE password_resets SET used_ms = ? WHERE token_hash = ? AND used_ms IS NULL",
-                                         [.integer(now), .text(Self.tokenHash(token))])
+                let used = try c.execute("""
+                    UPDATE password_resets SET used_ms = \(now)
+                    WHERE token_hash = \(Self.tokenHash(token)) AND used_ms IS NULL
+                    """)
                 guard used == 1 else { throw ServiceError.unauthorized("invalid or expired reset token") }
                 try c.execute("""
-                    UPDATE users SET password_hash = ?, failed_attempts = 0, suspended_until_ms = NULL WHERE id = ?
-                    """, [.text(hash), .integer(user)])
+                    UPDATE users SET password_hash = \(hash), failed_attempts = 0, suspended_until_ms = NULL WHERE id = \(user)
+                    """)
                 try Self.endResets(c, user: user, now: now)
-                try c.execute("UPDATE sessions SET ended_ms = ? WHERE user_id = ? AND ended_ms IS NULL",
-                              [.integer(now), .integer(user)])
+                try c.execute("UPDATE sessions SET ended_ms = \(now) WHERE user_id = \(user) AND ended_ms IS NULL")
             }
         }
     }
@@ -363,8 +369,8 @@ public struct Accounts: Sendable {
             try await store.read { c in
                 try c.query("""
                     SELECT id, role, name, mobile, email, suspended_until_ms FROM users
-                    WHERE suspended_until_ms > ? ORDER BY suspended_until_ms DESC, id
-                    """, [.integer(now)]).map(Self.user)
+                    WHERE suspended_until_ms > \(now) ORDER BY suspended_until_ms DESC, id
+                    """).map(Self.user)
             }
         }
     }
@@ -374,8 +380,7 @@ public struct Accounts: Sendable {
         _ = try await authenticate(adminSession, role: .admin)
         try await serviceCall {
             try await store.write { c in
-                let changed = try c.execute("UPDATE users SET failed_attempts = 0, suspended_until_ms = NULL WHERE id = ?",
-                                            [.integer(user)])
+                let changed = try c.execute("UPDATE users SET failed_attempts = 0, suspended_until_ms = NULL WHERE id = \(user)")
                 if changed == 0 { throw ServiceError.notFound("user \(user)") }
             }
         }
@@ -385,8 +390,7 @@ public struct Accounts: Sendable {
     public func user(_ id: Int64) async throws(ServiceError) -> User {
         let found = try await serviceCall {
             try await store.read { c in
-                try c.first("SELECT id, role, name, mobile, email, suspended_until_ms FROM users WHERE id = ?",
-                            [.integer(id)]).map(Self.user)
+                try c.first("SELECT id, role, name, mobile, email, suspended_until_ms FROM users WHERE id = \(id)").map(Self.user)
             }
         }
         guard let found else { throw .notFound("user \(id)") }
@@ -414,16 +418,16 @@ public struct Accounts: Sendable {
         let admission = try await serviceCall {
             try await store.write { c -> Admission in
                 guard let row = try c.first("""
-                    SELECT id, role, name, mobile, email, suspended_until_ms, password_hash, verified_ms FROM users WHERE mobile = ?
-                    """, [.text(mobile)]) else {
+                    SELECT id, role, name, mobile, email, suspended_until_ms, password_hash, verified_ms FROM users WHERE mobile = \(mobile)
+                    """) else {
                     try Self.probe(c, name: mobile, now: now)
                     return .unknown
                 }
                 let user = try Self.user(row)
                 if let until = try row.optionalInt64("suspended_until_ms"), until > now { return .suspended(until) }
                 let counted = try c.first("""
-                    UPDATE users SET failed_attempts = failed_attempts + 1 WHERE id = ? AND failed_attempts < ? RETURNING failed_attempts
-                    """, [.integer(user.id), .integer(maximum)])
+                    UPDATE users SET failed_attempts = failed_attempts + 1 WHERE id = \(user.id) AND failed_attempts < \(maximum) RETURNING failed_attempts
+                    """)
                 guard counted != nil else { return .full }
                 return .admitted(user, try row.string("password_hash"), verified: try row.optionalInt64("verified_ms") != nil)
             }
@@ -450,11 +454,11 @@ public struct Accounts: Sendable {
             let suspended = try await serviceCall {
                 try await store.write { c -> Int64? in
                     let changed = try c.execute("""
-                        UPDATE users SET failed_attempts = 0, suspended_until_ms = ? WHERE id = ? AND failed_attempts >= ?
-                        """, [.integer(suspendUntil), .integer(user.id), .integer(maximum)])
+                        UPDATE users SET failed_attempts = 0, suspended_until_ms = \(suspendUntil) WHERE id = \(user.id) AND failed_attempts >= \(maximum)
+                        """)
                     if changed == 1 { return suspendUntil }
                     // Another attempt of the same burst suspended it already.
-                    return try c.first("SELECT suspended_until_ms FROM users WHERE id = ?", [.integer(user.id)])?
+                    return try c.first("SELECT suspended_until_ms FROM users WHERE id = \(user.id)")?
                         .optionalInt64("suspended_until_ms").flatMap { $0 > now ? $0 : nil }
                 }
             }
@@ -465,10 +469,9 @@ public struct Accounts: Sendable {
             ? try await serviceCall { try await offThePool { try hasher.hash(password) } } : nil
         try await serviceCall {
             try await store.write { c in
-                try c.execute("UPDATE users SET failed_attempts = 0, suspended_until_ms = NULL WHERE id = ?", [.integer(user.id)])
+                try c.execute("UPDATE users SET failed_attempts = 0, suspended_until_ms = NULL WHERE id = \(user.id)")
                 if let upgraded {
-                    try c.execute("UPDATE users SET password_hash = ? WHERE id = ? AND password_hash = ?",
-                                  [.text(upgraded), .integer(user.id), .text(stored)])
+                    try c.execute("UPDATE users SET password_hash = \(upgraded) WHERE id = \(user.id) AND password_hash = \(stored)")
                 }
             }
         }
@@ -487,10 +490,12 @@ public struct Accounts: Sendable {
         let now = self.now
         try await serviceCall {
             try await store.write { c in
-                try c.execute("UPDATE users SET password_hash = ? WHERE id = ?", [.text(hash), .integer(user)])
+                try c.execute("UPDATE users SET password_hash = \(hash) WHERE id = \(user)")
                 try Self.endResets(c, user: user, now: now)
-                try c.execute("UPDATE sessions SET ended_ms = ? WHERE user_id = ? AND ended_ms IS NULL AND token_hash <> ?",
-                              [.integer(now), .integer(user), .text(Self.tokenHash(session))])
+                try c.execute("""
+                    UPDATE sessions SET ended_ms = \(now)
+                    WHERE user_id = \(user) AND ended_ms IS NULL AND token_hash <> \(Self.tokenHash(session))
+                    """)
             }
         }
     }
@@ -499,9 +504,9 @@ public struct Accounts: Sendable {
     /// account's try makes, so that the two cost the same (the table is purged daily).
     static func probe(_ c: any SQLConnection, name: String, now: Int64) throws {
         try c.execute("""
-            INSERT INTO login_probes (name_hash, attempts, last_ms) VALUES (?, 1, ?)
+            INSERT INTO login_probes (name_hash, attempts, last_ms) VALUES (\(Idempotency.hash("probe:" + name)), 1, \(now))
             ON CONFLICT (name_hash) DO UPDATE SET attempts = login_probes.attempts + 1, last_ms = excluded.last_ms
-            """, [.text(Idempotency.hash("probe:" + name)), .integer(now)])
+            """)
     }
 
     /// Six random decimal digits.
@@ -523,7 +528,7 @@ public struct Accounts: Sendable {
     /// Ends every unused reset token of `user` (a new reset, a password change or a reset
     /// that went through makes the older links useless).
     static func endResets(_ c: any SQLConnection, user: Int64, now: Int64) throws {
-        try c.execute("UPDATE password_resets SET used_ms = ? WHERE user_id = ? AND used_ms IS NULL", [.integer(now), .integer(user)])
+        try c.execute("UPDATE password_resets SET used_ms = \(now) WHERE user_id = \(user) AND used_ms IS NULL")
     }
 
     static func user(_ row: Storage.Row) throws -> User {
@@ -550,7 +555,7 @@ public struct Accounts: Sendable {
 enum Users {
     /// Throws ``ServiceError/notFound(_:)`` ("passenger 42") unless user `id` exists with `role`.
     static func require(_ c: any SQLConnection, _ id: Int64, role: Role) throws {
-        guard try c.first("SELECT id FROM users WHERE id = ? AND role = ?", [.integer(id), .text(role.rawValue)]) != nil else {
+        guard try c.first("SELECT id FROM users WHERE id = \(id) AND role = \(role.rawValue)") != nil else {
             throw ServiceError.notFound("\(role.rawValue) \(id)")
         }
     }

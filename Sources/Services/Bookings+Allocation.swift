@@ -42,17 +42,19 @@ extension Bookings {
         try await serviceCall {
             try await store.write { c in
                 try Users.require(c, driver, role: .driver)
-                if let row = try c.first("SELECT cab_id FROM cab_drivers WHERE driver_id = ?", [.integer(driver)]),
+                if let row = try c.first("SELECT cab_id FROM cab_drivers WHERE driver_id = \(driver)"),
                    try row.string("cab_id") != cab.id {
-                    try c.execute("DELETE FROM cab_drivers WHERE driver_id = ?", [.integer(driver)])
-                    try c.execute("DELETE FROM cab_positions WHERE cab_id = ?", [.text(try row.string("cab_id"))])
+                    try c.execute("DELETE FROM cab_drivers WHERE driver_id = \(driver)")
+                    try c.execute("DELETE FROM cab_positions WHERE cab_id = \(try row.string("cab_id"))")
                 }
-                if let row = try c.first("SELECT driver_id FROM cab_drivers WHERE cab_id = ?", [.text(cab.id)]) {
+                if let row = try c.first("SELECT driver_id FROM cab_drivers WHERE cab_id = \(cab.id)") {
                     guard try row.int64("driver_id") == driver else { throw ServiceError.conflict("cab \(cab.id) is driven by another driver") }
                     return
                 }
-                try c.execute("INSERT INTO cab_drivers (cab_id, driver_id, cab_type, seats, since_ms) VALUES (?, ?, ?, ?, ?)",
-                              [.text(cab.id), .integer(driver), .text(cab.type.name), .integer(Int64(cab.seats)), .integer(now)])
+                try c.execute("""
+                    INSERT INTO cab_drivers (cab_id, driver_id, cab_type, seats, since_ms)
+                    VALUES (\(cab.id), \(driver), \(cab.type.name), \(Int64(cab.seats)), \(now))
+                    """)
             }
         }
         try join(cab, driver: driver)
@@ -112,18 +114,19 @@ extension Bookings {
                 try checkFence(fence, c)
                 for (number, point) in points {
                     try c.execute("""
-                        INSERT INTO trip_points (booking_number, at_ms, lat_e7, lon_e7) VALUES (?, ?, ?, ?)
+                        INSERT INTO trip_points (booking_number, at_ms, lat_e7, lon_e7) VALUES (\(Int64(number)),
+                            \(milliseconds(point.time)), \(e7(point.position.latitude)), \(e7(point.position.longitude)))
                         ON CONFLICT (booking_number, at_ms) DO NOTHING
-                        """, [.integer(Int64(number)), .integer(milliseconds(point.time)), .integer(e7(point.position.latitude)),
-                              .integer(e7(point.position.longitude))])
+                        """)
                 }
                 for (id, at, time, status) in cabs {
                     try c.execute("""
-                        INSERT INTO cab_positions (cab_id, lat_e7, lon_e7, reported_ms, status) VALUES (?, ?, ?, ?, ?)
+                        INSERT INTO cab_positions (cab_id, lat_e7, lon_e7, reported_ms, status) VALUES (\(id),
+                            \(Int64((at.latitude * 1e7).rounded())), \(Int64((at.longitude * 1e7).rounded())),
+                            \(Int64((time.timeIntervalSince1970 * 1000).rounded())), \(status))
                         ON CONFLICT (cab_id) DO UPDATE SET lat_e7 = excluded.lat_e7, lon_e7 = excluded.lon_e7,
                             reported_ms = excluded.reported_ms, status = excluded.status
-                        """, [.text(id), .integer(Int64((at.latitude * 1e7).rounded())), .integer(Int64((at.longitude * 1e7).rounded())),
-                              .integer(Int64((time.timeIntervalSince1970 * 1000).rounded())), .text(status)])
+                        """)
                 }
             }
         }
@@ -234,8 +237,8 @@ extension Bookings {
     /// SQLite runs one writer at a time, which gives the same order.
     static func checkFence(_ fence: (city: String, token: Int64)?, _ c: any SQLConnection) throws {
         guard let fence else { return }
-        let lock = c.dialect == .postgres ? " FOR SHARE" : ""
-        let token = try c.first("SELECT token FROM city_leases WHERE city = ?" + lock, [.text(fence.city)])?.int64("token")
+        let lock: Statement = c.dialect == .postgres ? " FOR SHARE" : ""
+        let token = try c.first("SELECT token FROM city_leases WHERE city = \(fence.city)\(sql: lock)")?.int64("token")
         guard token == fence.token else {
             throw ServiceError.conflict("the lease of \(fence.city) moved on (token \(token ?? 0), this replica's \(fence.token))")
         }
@@ -268,14 +271,17 @@ extension Bookings {
             let fence = self.fence.withLock { $0 }
             let freeTheCab: Bool = try store.blockingWrite { c in
                 try Self.checkFence(fence, c)
-                guard let row = try c.first("SELECT passenger_id, kind, state, pickup_ms FROM bookings WHERE number = ?",
-                                            [.integer(Int64(number))]) else { return true }
+                guard let row = try c.first("""
+                    SELECT passenger_id, kind, state, pickup_ms FROM bookings
+                    WHERE number = \(Int64(number))
+                    """) else { return true }
                 // Cancelled while the driver was accepting: the cab is free again.
                 guard try row.string("state") == BookingState.requested.rawValue else { return true }
                 let eta = Int64(a.eta.seconds.rounded())
                 try c.execute("""
-                    UPDATE bookings SET state = 'allocated', cab_id = ?, driver_id = ?, eta_seconds = ?, updated_ms = ? WHERE number = ?
-                    """, [.text(a.cab), driver.map { .integer($0) } ?? .null, .integer(eta), .integer(now), .integer(Int64(number))])
+                    UPDATE bookings SET state = 'allocated', cab_id = \(a.cab), driver_id = \(driver), eta_seconds = \(eta), updated_ms = \(now)
+                    WHERE number = \(Int64(number))
+                    """)
                 try Self.event(c, number, .allocated, now, "cab \(a.cab), ETA \(eta) s")
                 let later = try row.string("kind") == Booking.Kind.later.rawValue
                 try Outbox.enqueue(c, user: try row.int64("passenger_id"), kind: later ? .pickupNotice : .cabAllocated,
@@ -288,11 +294,12 @@ extension Bookings {
             let fence = self.fence.withLock { $0 }
             try store.blockingWrite(locking: Ledger.turns) { c in
                 try Self.checkFence(fence, c)
-                guard let row = try c.first("SELECT passenger_id, state, created_ms, revision FROM bookings WHERE number = ?",
-                                            [.integer(Int64(number))]),
+                guard let row = try c.first("SELECT passenger_id, state, created_ms, revision FROM bookings WHERE number = \(Int64(number))"),
                       try row.string("state") == BookingState.requested.rawValue else { return }
-                try c.execute("UPDATE bookings SET state = 'not-served', reason = ?, ended_ms = ?, updated_ms = ? WHERE number = ?",
-                              [.text(reason), .integer(now), .integer(now), .integer(Int64(number))])
+                try c.execute("""
+                    UPDATE bookings SET state = 'not-served', reason = \(reason), ended_ms = \(now), updated_ms = \(now)
+                    WHERE number = \(Int64(number))
+                    """)
                 try Self.event(c, number, .notServed, now, reason)
                 try Wallet.releaseFare(c, reference: Self.reference(number, created: try row.int64("created_ms"),
                                                                     revision: try row.int64("revision")), now: now)
@@ -317,13 +324,13 @@ extension Bookings {
             try await store.write { c in
                 try Self.checkFence(fence, c)
                 let rows = try c.query("""
-                    SELECT number FROM bookings WHERE state = 'requested' AND dispatched = 0 AND pickup_ms <= ?
+                    SELECT number FROM bookings WHERE state = 'requested' AND dispatched = 0 AND pickup_ms <= \(due)
                     ORDER BY pickup_ms LIMIT 500
-                    """, [.integer(due)])
+                    """)
                 var numbers: [Int] = []
                 for row in rows {
                     let n = try row.int(("number"))
-                    try c.execute("UPDATE bookings SET dispatched = 1, updated_ms = ? WHERE number = ?", [.integer(now), .integer(Int64(n))])
+                    try c.execute("UPDATE bookings SET dispatched = 1, updated_ms = \(now) WHERE number = \(Int64(n))")
                     numbers.append(n)
                 }
                 return numbers
@@ -340,7 +347,7 @@ extension Bookings {
         struct Shift: Sendable { var cab: String; var driver: Int64; var type: String; var seats: Int }
         let shifts: [Shift] = try await serviceCall {
             try await store.read { c in
-                try c.query("SELECT cab_id, driver_id, cab_type, seats FROM cab_drivers ORDER BY cab_id", []).map {
+                try c.query("SELECT cab_id, driver_id, cab_type, seats FROM cab_drivers ORDER BY cab_id").map {
                     Shift(cab: try $0.string("cab_id"), driver: try $0.int64("driver_id"), type: try $0.string("cab_type"), seats: try $0.int("seats"))
                 }
             }
@@ -350,7 +357,7 @@ extension Bookings {
         // process wrote are read back at completion).
         let trips: [(String, Int)] = try await serviceCall {
             try await store.read { c in
-                try c.query("SELECT number, cab_id FROM bookings WHERE state = 'started' AND cab_id IS NOT NULL", []).map {
+                try c.query("SELECT number, cab_id FROM bookings WHERE state = 'started' AND cab_id IS NOT NULL").map {
                     (try $0.string("cab_id"), try $0.int("number"))
                 }
             }
@@ -362,7 +369,7 @@ extension Bookings {
         struct Position: Sendable { var cab: String; var at: Coordinate; var time: Date; var status: String }
         let positions: [Position] = try await serviceCall {
             try await store.read { c in
-                try c.query("SELECT cab_id, lat_e7, lon_e7, reported_ms, status FROM cab_positions", []).compactMap { row in
+                try c.query("SELECT cab_id, lat_e7, lon_e7, reported_ms, status FROM cab_positions").compactMap { row in
                     guard let at = try? Coordinate(latitude: Double(try row.int64("lat_e7")) / 1e7, longitude: Double(try row.int64("lon_e7")) / 1e7)
                     else { return nil }
                     return Position(cab: try row.string("cab_id"), at: at, time: Date(timeIntervalSince1970: Double(try row.int64("reported_ms")) / 1000),
@@ -378,7 +385,7 @@ extension Bookings {
         }
         let open: [Int] = try await serviceCall {
             try await store.read { c in
-                try c.query("SELECT number FROM bookings WHERE state = 'requested' AND dispatched = 1 ORDER BY pickup_ms", []).map { try $0.int("number") }
+                try c.query("SELECT number FROM bookings WHERE state = 'requested' AND dispatched = 1 ORDER BY pickup_ms").map { try $0.int("number") }
             }
         }
         for number in open { try await dispatchIfNew(number) }

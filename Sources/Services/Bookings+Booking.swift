@@ -71,13 +71,12 @@ extension Bookings {
                     try c.execute("""
                         INSERT INTO bookings (number, passenger_id, kind, state, pickup_lat_e7, pickup_lon_e7, dest_lat_e7, dest_lon_e7,
                             pickup_ms, cab_type, seats, payment, estimate, first_ride, dispatched, created_ms, updated_ms)
-                        VALUES (?, ?, ?, 'requested', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """, [.integer(Int64(number)), .integer(request.passenger), .text(kind.rawValue),
-                              .integer(Self.e7(request.pickup.latitude)), .integer(Self.e7(request.pickup.longitude)),
-                              .integer(Self.e7(request.destination.latitude)), .integer(Self.e7(request.destination.longitude)),
-                              .integer(pickupMs), .text(request.cabType.name), .integer(Int64(request.seats)),
-                              .text(request.payment.rawValue), .integer(estimate), .integer(firstRide ? 1 : 0),
-                              .integer(kind == .now ? 1 : 0), .integer(now), .integer(now)])
+                        VALUES (\(Int64(number)), \(request.passenger), \(kind.rawValue), 'requested',
+                            \(Self.e7(request.pickup.latitude)), \(Self.e7(request.pickup.longitude)),
+                            \(Self.e7(request.destination.latitude)), \(Self.e7(request.destination.longitude)), \(pickupMs),
+                            \(request.cabType.name), \(Int64(request.seats)), \(request.payment.rawValue), \(estimate),
+                            \(firstRide ? 1 : 0), \(kind == .now ? 1 : 0), \(now), \(now))
+                        """)
                     try Self.event(c, number, .requested, now, kind == .now ? "now" : "for \(pickupMs)")
                     try Self.holdPayment(c, number: number, passenger: request.passenger, method: request.payment,
                                          estimate: estimate, reference: Self.reference(number, created: now, revision: 1), now: now)
@@ -96,12 +95,12 @@ extension Bookings {
                             reference: String, now: Int64) throws {
         if method == .wallet, estimate > 0 {
             if case .payCash(let available) = try Wallet.holdFare(c, reference: reference, passenger: passenger, estimate: estimate, now: now) {
-                try c.execute("UPDATE bookings SET payment = 'cash', reason = ? WHERE number = ?",
-                              [.text("the wallet holds \(available), less than the estimate: pay cash"), .integer(Int64(number))])
+                let reason = "the wallet holds \(available), less than the estimate: pay cash"
+                try c.execute("UPDATE bookings SET payment = 'cash', reason = \(reason) WHERE number = \(Int64(number))")
             }
         } else {
             try Wallet.recordCash(c, reference: reference, passenger: passenger, now: now)
-            if method == .wallet { try c.execute("UPDATE bookings SET payment = 'cash' WHERE number = ?", [.integer(Int64(number))]) }
+            if method == .wallet { try c.execute("UPDATE bookings SET payment = 'cash' WHERE number = \(Int64(number))") }
         }
     }
 
@@ -146,8 +145,10 @@ extension Bookings {
                     guard state == BookingState.requested.rawValue else {
                         throw ServiceError.conflict("booking \(number) is already \(state)")
                     }
-                    try c.execute("UPDATE bookings SET state = 'cancelled', reason = 'cancelled by the passenger', ended_ms = ?, updated_ms = ? WHERE number = ?",
-                                  [.integer(now), .integer(now), .integer(Int64(number))])
+                    try c.execute("""
+                        UPDATE bookings SET state = 'cancelled', reason = 'cancelled by the passenger', ended_ms = \(now), updated_ms = \(now)
+                        WHERE number = \(Int64(number))
+                        """)
                     try Self.event(c, number, .cancelled, now, "by the passenger")
                     try Wallet.releaseFare(c, reference: Self.reference(number, created: try row.int64("created_ms"),
                                                                         revision: try row.int64("revision")), now: now)
@@ -187,12 +188,12 @@ extension Bookings {
                     let estimate = try Self.fare(priced, chart: chart, firstRide: try row.bool("first_ride")).total
                     try Wallet.releaseFare(c, reference: Self.reference(number, created: created, revision: revision), now: now)
                     try c.execute("""
-                        UPDATE bookings SET pickup_lat_e7 = ?, pickup_lon_e7 = ?, dest_lat_e7 = ?, dest_lon_e7 = ?, pickup_ms = ?,
-                            estimate = ?, payment = ?, reason = NULL, revision = ?, updated_ms = ? WHERE number = ?
-                        """, [.integer(Self.e7(requested.pickup.latitude)), .integer(Self.e7(requested.pickup.longitude)),
-                              .integer(Self.e7(requested.destination.latitude)), .integer(Self.e7(requested.destination.longitude)),
-                              .integer(pickupMs), .integer(estimate), .text(wanted.rawValue), .integer(revision + 1),
-                              .integer(now), .integer(Int64(number))])
+                        UPDATE bookings SET pickup_lat_e7 = \(Self.e7(requested.pickup.latitude)), pickup_lon_e7 = \(Self.e7(requested.pickup.longitude)), dest_lat_e7 = \(Self.e7(requested.destination.latitude)), dest_lon_e7 = \(Self.e7(requested.destination.longitude)),
+                            pickup_ms = \(pickupMs),
+                            estimate = \(estimate), payment = \(wanted.rawValue),
+                                reason = NULL, revision = \(revision + 1),
+                                updated_ms = \(now) WHERE number = \(Int64(number))
+                        """)
                     try Self.holdPayment(c, number: number, passenger: passenger, method: wanted, estimate: estimate,
                                          reference: Self.reference(number, created: created, revision: revision + 1), now: now)
                     try Self.event(c, number, .requested, now, "changed")

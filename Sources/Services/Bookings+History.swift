@@ -25,7 +25,7 @@ extension Bookings {
     func load(_ number: Int) async throws(ServiceError) -> Booking {
         try await serviceCall {
             try await store.read { c in
-                guard let row = try c.first("SELECT * FROM bookings WHERE number = ?", [.integer(Int64(number))]) else {
+                guard let row = try c.first("SELECT * FROM bookings WHERE number = \(Int64(number))") else {
                     throw ServiceError.notFound("booking \(number)")
                 }
                 return try Self.decode(row)
@@ -49,8 +49,11 @@ extension Bookings {
         let states = BookingState.allCases.filter { $0.isPending == pending }.map { "'\($0.rawValue)'" }.joined(separator: ", ")
         return try await serviceCall {
             try await store.read { c in
-                try c.query("SELECT * FROM bookings WHERE passenger_id = ? AND state IN (\(states)) ORDER BY pickup_ms DESC, number DESC LIMIT 200",
-                            [.integer(passenger)]).map(Self.decode)
+                // The states are the code's own spellings, written as SQL literals.
+                try c.query("""
+                    SELECT * FROM bookings WHERE passenger_id = \(passenger) AND state IN (\(sql: Statement(states)))
+                    ORDER BY pickup_ms DESC, number DESC LIMIT 200
+                    """).map(Self.decode)
             }
         }
     }
@@ -60,8 +63,7 @@ extension Bookings {
         _ = try await booking(number, for: passenger)
         return try await serviceCall {
             try await store.read { c in
-                try c.query("SELECT state, at_ms, detail FROM booking_events WHERE booking_number = ? ORDER BY id",
-                            [.integer(Int64(number))]).map { row in
+                try c.query("SELECT state, at_ms, detail FROM booking_events WHERE booking_number = \(Int64(number)) ORDER BY id").map { row in
                     guard let state = BookingState(rawValue: try row.string("state")) else {
                         throw StoreError.decoding(column: "booking_events.state", expected: "a booking state")
                     }
@@ -106,14 +108,14 @@ extension Bookings {
                 guard try row.string("state") == BookingState.completed.rawValue else {
                     throw ServiceError.conflict("booking \(number) is not completed")
                 }
-                guard try c.first("SELECT booking_number FROM feedback WHERE booking_number = ?", [.integer(Int64(number))]) == nil else {
+                guard try c.first("SELECT booking_number FROM feedback WHERE booking_number = \(Int64(number))") == nil else {
                     throw ServiceError.conflict("feedback for booking \(number) was already given")
                 }
                 try c.execute("""
                     INSERT INTO feedback (booking_number, passenger_id, driver_rating, cab_rating, experience_rating, comment, created_ms)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """, [.integer(Int64(number)), .integer(passenger), .integer(Int64(feedback.driver)), .integer(Int64(feedback.cab)),
-                          .integer(Int64(feedback.experience)), .text(comment), .integer(now)])
+                    VALUES (\(Int64(number)), \(passenger), \(Int64(feedback.driver)), \(Int64(feedback.cab)),
+                        \(Int64(feedback.experience)), \(comment), \(now))
+                    """)
             }
         }
     }
@@ -123,8 +125,10 @@ extension Bookings {
         _ = try await booking(number, for: passenger)
         return try await serviceCall {
             try await store.read { c in
-                try c.first("SELECT driver_rating, cab_rating, experience_rating, comment FROM feedback WHERE booking_number = ?",
-                            [.integer(Int64(number))]).map {
+                try c.first("""
+                    SELECT driver_rating, cab_rating, experience_rating, comment FROM feedback
+                    WHERE booking_number = \(Int64(number))
+                    """).map {
                     Feedback(driver: try $0.int("driver_rating"), cab: try $0.int("cab_rating"),
                              experience: try $0.int("experience_rating"), comment: try $0.string("comment"))
                 }
@@ -141,11 +145,11 @@ extension Bookings {
         let cutoff = milliseconds(now.addingTimeInterval(-city.settings.historyRetention))
         return try await serviceCall {
             try await store.write { c in
-                let old = "SELECT number FROM bookings WHERE ended_ms IS NOT NULL AND ended_ms < ?"
-                try c.execute("DELETE FROM booking_events WHERE booking_number IN (\(old))", [.integer(cutoff)])
-                try c.execute("DELETE FROM feedback WHERE booking_number IN (\(old))", [.integer(cutoff)])
-                try c.execute("DELETE FROM trip_points WHERE booking_number IN (\(old))", [.integer(cutoff)])
-                return try c.execute("DELETE FROM bookings WHERE ended_ms IS NOT NULL AND ended_ms < ?", [.integer(cutoff)])
+                let old: Statement = "SELECT number FROM bookings WHERE ended_ms IS NOT NULL AND ended_ms < \(cutoff)"
+                try c.execute("DELETE FROM booking_events WHERE booking_number IN (\(sql: old))")
+                try c.execute("DELETE FROM feedback WHERE booking_number IN (\(sql: old))")
+                try c.execute("DELETE FROM trip_points WHERE booking_number IN (\(sql: old))")
+                return try c.execute("DELETE FROM bookings WHERE ended_ms IS NOT NULL AND ended_ms < \(cutoff)")
             }
         }
     }

@@ -45,7 +45,7 @@ extension Bookings {
                 guard let current = BookingState(rawValue: state), from.contains(current) else {
                     throw ServiceError.conflict("booking \(number) is \(state), not \(from.map(\.rawValue).sorted().joined(separator: " or "))")
                 }
-                try c.execute("UPDATE bookings SET state = ?, updated_ms = ? WHERE number = ?", [.text(to.rawValue), .integer(now), .integer(Int64(number))])
+                try c.execute("UPDATE bookings SET state = \(to.rawValue), updated_ms = \(now) WHERE number = \(Int64(number))")
                 try Self.event(c, number, to, now, "")
                 return try Self.decode(row)
             }
@@ -86,8 +86,11 @@ extension Bookings {
                     guard try row.string("state") == BookingState.started.rawValue else {
                         throw ServiceError.conflict("booking \(number) is \(try row.string("state")), not started")
                     }
-                    let times = try c.query("SELECT state, at_ms FROM booking_events WHERE booking_number = ? AND state IN ('arrived', 'started') ORDER BY id",
-                                            [.integer(Int64(number))])
+                    let times = try c.query("""
+                        SELECT state, at_ms FROM booking_events
+                        WHERE booking_number = \(Int64(number)) AND state IN ('arrived', 'started')
+                        ORDER BY id
+                        """)
                     let arrivedAt = try times.last { try $0.string("state") == "arrived" }?.int64("at_ms")
                     let startedAt = try times.last { try $0.string("state") == "started" }?.int64("at_ms")
                     // Waiting is charged from the later of the cab's arrival and the time
@@ -109,10 +112,11 @@ extension Bookings {
                     let paid = try Wallet.settleFare(c, reference: reference, fare: charged, driver: driver,
                                                      commissionPercent: percent, now: now)
                     try c.execute("""
-                        UPDATE bookings SET state = 'completed', fare = ?, ended_ms = ?, updated_ms = ?, billed_metres = ?, meter_metres = ?,
-                            review = ?, awaiting_confirmation = ? WHERE number = ?
-                        """, [.integer(fare.total), .integer(now), .integer(now), .integer(measured.metres), .integer(trip.metres),
-                              reviewText.map { .text($0) } ?? .null, .integer(awaiting), .integer(Int64(number))])
+                        UPDATE bookings SET state = 'completed', fare = \(fare.total), ended_ms = \(now), updated_ms = \(now),
+                            billed_metres = \(measured.metres), meter_metres = \(trip.metres), review = \(reviewText),
+                            awaiting_confirmation = \(awaiting)
+                        WHERE number = \(Int64(number))
+                        """)
                     try Self.event(c, number, .completed, now, "fare \(fare.total), \(paid.method); billed \(measured.metres) m from \(measured.reports) reports, meter \(trip.metres) m"
                                                                 + (reviewText.map { "; review: \($0)" } ?? ""))
                     return TripInvoice(booking: number, base: fare.base, distance: fare.distance, waiting: fare.waiting, tolls: fare.tolls,
@@ -136,7 +140,7 @@ extension Bookings {
         let number = b.number
         let stored: [TrackPoint] = try await serviceCall {
             try await store.read { c in
-                try c.query("SELECT at_ms, lat_e7, lon_e7 FROM trip_points WHERE booking_number = ? ORDER BY at_ms", [.integer(Int64(number))]).map {
+                try c.query("SELECT at_ms, lat_e7, lon_e7 FROM trip_points WHERE booking_number = \(Int64(number)) ORDER BY at_ms").map {
                     TrackPoint(position: Coordinate(unchecked: Double(try $0.int64("lat_e7")) / 1e7, Double(try $0.int64("lon_e7")) / 1e7),
                                time: date(milliseconds: try $0.int64("at_ms")))
                 }
@@ -187,8 +191,7 @@ extension Bookings {
                     let reference = Self.reference(number, created: try row.int64("created_ms"), revision: try row.int64("revision"))
                     try Wallet.payConfirmed(c, reference: reference, passenger: passenger, amount: awaiting, driver: driver,
                                             commissionPercent: percent, now: now)
-                    try c.execute("UPDATE bookings SET awaiting_confirmation = 0, updated_ms = ? WHERE number = ?",
-                                  [.integer(now), .integer(Int64(number))])
+                    try c.execute("UPDATE bookings SET awaiting_confirmation = 0, updated_ms = \(now) WHERE number = \(Int64(number))")
                     try Self.event(c, number, .completed, now, "the passenger confirmed \(awaiting) more")
                     return awaiting
                 }

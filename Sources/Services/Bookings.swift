@@ -139,15 +139,15 @@ public final class Bookings: Sendable {
     }
 
     static func isFirstRide(_ c: any SQLConnection, _ passenger: Int64) throws -> Bool {
-        try c.first("SELECT number FROM bookings WHERE passenger_id = ? AND state = 'completed' LIMIT 1", [.integer(passenger)]) == nil
+        try c.first("SELECT number FROM bookings WHERE passenger_id = \(passenger) AND state = 'completed' LIMIT 1") == nil
     }
 
     static func refuseConflicts(_ c: any SQLConnection, passenger: Int64, at pickupMs: Int64, window: TimeInterval, except: Int?) throws {
         let w = Int64(window * 1000)
         if try c.first("""
-            SELECT number FROM bookings WHERE passenger_id = ? AND state IN ('requested', 'allocated', 'arrived', 'started')
-                AND pickup_ms >= ? AND pickup_ms <= ? AND number <> ? LIMIT 1
-            """, [.integer(passenger), .integer(pickupMs - w), .integer(pickupMs + w), .integer(Int64(except ?? 0))]) != nil {
+            SELECT number FROM bookings WHERE passenger_id = \(passenger) AND state IN ('requested', 'allocated', 'arrived', 'started')
+                AND pickup_ms >= \(pickupMs - w) AND pickup_ms <= \(pickupMs + w) AND number <> \(Int64(except ?? 0)) LIMIT 1
+            """) != nil {
             throw ServiceError.conflict("already a booking exists")
         }
     }
@@ -161,7 +161,7 @@ public final class Bookings: Sendable {
         while high <= 999_999_999_999 {
             for _ in 0..<32 {
                 let n = Int.random(in: low...high, using: &rng)
-                if try c.first("SELECT number FROM bookings WHERE number = ?", [.integer(Int64(n))]) == nil { return n }
+                if try c.first("SELECT number FROM bookings WHERE number = \(Int64(n))") == nil { return n }
             }
             (low, high) = (high + 1, high * 10 + 9)
         }
@@ -169,20 +169,26 @@ public final class Bookings: Sendable {
     }
 
     static func ownRow(_ c: any SQLConnection, _ number: Int, _ passenger: Int64) throws -> Row {
-        guard let row = try c.first("SELECT * FROM bookings WHERE number = ? AND passenger_id = ?",
-                                    [.integer(Int64(number)), .integer(passenger)]) else { throw ServiceError.notFound("booking \(number)") }
+        guard let row = try c.first("""
+            SELECT * FROM bookings
+            WHERE number = \(Int64(number)) AND passenger_id = \(passenger)
+            """) else { throw ServiceError.notFound("booking \(number)") }
         return row
     }
 
     static func driversRow(_ c: any SQLConnection, _ number: Int, _ driver: Int64) throws -> Row {
-        guard let row = try c.first("SELECT * FROM bookings WHERE number = ? AND driver_id = ?",
-                                    [.integer(Int64(number)), .integer(driver)]) else { throw ServiceError.notFound("booking \(number)") }
+        guard let row = try c.first("""
+            SELECT * FROM bookings
+            WHERE number = \(Int64(number)) AND driver_id = \(driver)
+            """) else { throw ServiceError.notFound("booking \(number)") }
         return row
     }
 
     static func event(_ c: any SQLConnection, _ number: Int, _ state: BookingState, _ now: Int64, _ detail: String) throws {
-        try c.execute("INSERT INTO booking_events (booking_number, state, at_ms, detail) VALUES (?, ?, ?, ?)",
-                      [.integer(Int64(number)), .text(state.rawValue), .integer(now), .text(detail)])
+        try c.execute("""
+            INSERT INTO booking_events (booking_number, state, at_ms, detail)
+            VALUES (\(Int64(number)), \(state.rawValue), \(now), \(detail))
+            """)
     }
 
     /// The payment reference of a booking's revision: unique even when a purged booking's

@@ -32,9 +32,9 @@ enum Ledger {
     /// Creates an account unless it exists.
     static func open(_ c: any SQLConnection, _ id: String, normal: Normal, noOverdraft: Bool) throws {
         try c.execute("""
-            INSERT INTO ledger_accounts (id, normal, no_overdraft) VALUES (?, ?, ?)
+            INSERT INTO ledger_accounts (id, normal, no_overdraft) VALUES (\(id), \(normal.rawValue), \(SQLValue(noOverdraft)))
             ON CONFLICT (id) DO NOTHING
-            """, [.text(id), .text(normal.rawValue), SQLValue(noOverdraft)])
+            """)
     }
 
     /// The company's own accounts, created once per database.
@@ -70,8 +70,8 @@ enum Ledger {
     static func balances(_ c: any SQLConnection, _ id: String) throws -> Balances? {
         guard let row = try c.first("""
             SELECT normal, no_overdraft, debits_posted, credits_posted, debits_pending, credits_pending
-            FROM ledger_accounts WHERE id = ?
-            """, [.text(id)]) else { return nil }
+            FROM ledger_accounts WHERE id = \(id)
+            """) else { return nil }
         return Balances(
             normal: try row.string("normal") == "debit" ? .debit : .credit,
             noOverdraft: try row.bool("no_overdraft"),
@@ -114,9 +114,9 @@ enum Ledger {
         let id = try insert(c, key: key, debit: debit, credit: credit, amount: amount, phase: pending ? "pending" : "single",
                             pendingID: nil, reference: reference, now: now)
         // Column names from two fixed spellings, never from input.
-        let side = pending ? "pending" : "posted"
-        try c.execute("UPDATE ledger_accounts SET debits_\(side) = debits_\(side) + ? WHERE id = ?", [.integer(amount), .text(debit)])
-        try c.execute("UPDATE ledger_accounts SET credits_\(side) = credits_\(side) + ? WHERE id = ?", [.integer(amount), .text(credit)])
+        let debits = Statement(pending ? "debits_pending" : "debits_posted"), credits = Statement(pending ? "credits_pending" : "credits_posted")
+        try c.execute("UPDATE ledger_accounts SET \(sql: debits) = \(sql: debits) + \(amount) WHERE id = \(debit)")
+        try c.execute("UPDATE ledger_accounts SET \(sql: credits) = \(sql: credits) + \(amount) WHERE id = \(credit)")
         return id
     }
 
@@ -131,8 +131,8 @@ enum Ledger {
     static func pending(_ c: any SQLConnection, id: Int64) throws -> Pending? {
         guard let row = try c.first("""
             SELECT id, debit_account, credit_account, amount, resolved FROM ledger_transfers
-            WHERE id = ? AND phase = 'pending'
-            """, [.integer(id)]) else { return nil }
+            WHERE id = \(id) AND phase = 'pending'
+            """) else { return nil }
         return Pending(id: try row.int64("id"), debit: try row.string("debit_account"),
                        credit: try row.string("credit_account"), amount: try row.int64("amount"),
                        resolved: try row.bool("resolved"))
@@ -150,14 +150,14 @@ enum Ledger {
         guard amount >= 0 && amount <= p.amount else {
             throw StoreError.statement("posting \(amount) of a hold of \(p.amount)")
         }
-        try c.execute("UPDATE ledger_transfers SET resolved = 1 WHERE id = ?", [.integer(p.id)])
-        try c.execute("UPDATE ledger_accounts SET debits_pending = debits_pending - ? WHERE id = ?", [.integer(p.amount), .text(p.debit)])
-        try c.execute("UPDATE ledger_accounts SET credits_pending = credits_pending - ? WHERE id = ?", [.integer(p.amount), .text(p.credit)])
+        try c.execute("UPDATE ledger_transfers SET resolved = 1 WHERE id = \(p.id)")
+        try c.execute("UPDATE ledger_accounts SET debits_pending = debits_pending - \(p.amount) WHERE id = \(p.debit)")
+        try c.execute("UPDATE ledger_accounts SET credits_pending = credits_pending - \(p.amount) WHERE id = \(p.credit)")
         if amount > 0 {
             try insert(c, key: key, debit: p.debit, credit: p.credit, amount: amount, phase: "post",
                        pendingID: p.id, reference: reference, now: now)
-            try c.execute("UPDATE ledger_accounts SET debits_posted = debits_posted + ? WHERE id = ?", [.integer(amount), .text(p.debit)])
-            try c.execute("UPDATE ledger_accounts SET credits_posted = credits_posted + ? WHERE id = ?", [.integer(amount), .text(p.credit)])
+            try c.execute("UPDATE ledger_accounts SET debits_posted = debits_posted + \(amount) WHERE id = \(p.debit)")
+            try c.execute("UPDATE ledger_accounts SET credits_posted = credits_posted + \(amount) WHERE id = \(p.credit)")
         } else {
             try insert(c, key: key, debit: p.debit, credit: p.credit, amount: p.amount, phase: "void",
                        pendingID: p.id, reference: reference, now: now)
@@ -165,7 +165,7 @@ enum Ledger {
     }
 
     private static func existingTransfer(_ c: any SQLConnection, _ key: String) throws -> Int64? {
-        try c.first("SELECT id FROM ledger_transfers WHERE transfer_key = ?", [.text(key)])?.int64("id")
+        try c.first("SELECT id FROM ledger_transfers WHERE transfer_key = \(key)")?.int64("id")
     }
 
     @discardableResult
@@ -174,9 +174,8 @@ enum Ledger {
         guard let row = try c.first("""
             INSERT INTO ledger_transfers
                 (transfer_key, debit_account, credit_account, amount, phase, pending_id, reference, created_ms)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
-            """, [.text(key), .text(debit), .text(credit), .integer(amount), .text(phase),
-                  SQLValue(pendingID), .text(reference), .integer(now)]) else {
+            VALUES (\(key), \(debit), \(credit), \(amount), \(phase), \(SQLValue(pendingID)), \(reference), \(now)) RETURNING id
+            """) else {
             throw StoreError.statement("insert into ledger_transfers returned no id")
         }
         return try row.int64("id")
@@ -214,7 +213,7 @@ public struct LedgerAudit: Sendable, Equatable {
             let accounts = try c.query("""
                 SELECT id, normal, no_overdraft, debits_posted, credits_posted, debits_pending, credits_pending
                 FROM ledger_accounts ORDER BY id
-                """, [])
+                """)
             // The sums each account should hold, from the transfers: posted = single and
             // post phases; pending = unresolved pending phases.
             let debitSums = try sums(c, side: "debit_account")
@@ -245,12 +244,14 @@ public struct LedgerAudit: Sendable, Equatable {
 
     private static func sums(_ c: any SQLConnection, side: String) throws -> [String: (posted: Int64, pending: Int64)] {
         var out: [String: (posted: Int64, pending: Int64)] = [:]
+        // A column name (one of two fixed spellings), spliced as SQL: not a value.
+        let column = Statement(side)
         for row in try c.query("""
-            SELECT \(side) AS account,
+            SELECT \(sql: column) AS account,
                 CAST(COALESCE(SUM(CASE WHEN phase IN ('single', 'post') THEN amount ELSE 0 END), 0) AS BIGINT) AS posted,
                 CAST(COALESCE(SUM(CASE WHEN phase = 'pending' AND resolved = 0 THEN amount ELSE 0 END), 0) AS BIGINT) AS pending
-            FROM ledger_transfers GROUP BY \(side)
-            """, []) {
+            FROM ledger_transfers GROUP BY \(sql: column)
+            """) {
             out[try row.string("account")] = (try row.int64("posted"), try row.int64("pending"))
         }
         return out

@@ -195,8 +195,10 @@ public struct RideRequests: Sendable {
         let fingerprint = "\(Bookings.e7(draft.source))|\(Bookings.e7(draft.destination))|\(draft.fare)|\(source)|\(destination)|\(description)"
         let id: Int64 = try await serviceCall {
             try await store.write { c in
-                if let row = try c.first("SELECT id, fingerprint FROM ride_requests WHERE rider_id = ? AND client_id = ?",
-                                         [.integer(draft.rider), .text(draft.clientID)]) {
+                if let row = try c.first("""
+                    SELECT id, fingerprint FROM ride_requests
+                    WHERE rider_id = \(draft.rider) AND client_id = \(draft.clientID)
+                    """) {
                     guard try row.string("fingerprint") == Idempotency.hash(fingerprint) else {
                         throw ServiceError.idempotencyKeyReused(draft.clientID)
                     }
@@ -206,12 +208,12 @@ public struct RideRequests: Sendable {
                 guard let row = try c.first("""
                     INSERT INTO ride_requests (client_id, fingerprint, rider_id, status, source_lat_e7, source_lon_e7, dest_lat_e7, dest_lon_e7,
                         cell, source_address, dest_address, description, fare, metres, created_ms, updated_ms)
-                    VALUES (?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
-                    """, [.text(draft.clientID), .text(Idempotency.hash(fingerprint)), .integer(draft.rider),
-                          .integer(Bookings.e7(draft.source.latitude)), .integer(Bookings.e7(draft.source.longitude)),
-                          .integer(Bookings.e7(draft.destination.latitude)), .integer(Bookings.e7(draft.destination.longitude)),
-                          .integer(Self.cell(draft.source)), .text(source), .text(destination), .text(description),
-                          .integer(draft.fare), .integer(metres), .integer(now), .integer(now)]) else {
+                    VALUES (\(draft.clientID), \(Idempotency.hash(fingerprint)), \(draft.rider), 'open',
+                        \(Bookings.e7(draft.source.latitude)), \(Bookings.e7(draft.source.longitude)),
+                        \(Bookings.e7(draft.destination.latitude)), \(Bookings.e7(draft.destination.longitude)),
+                        \(Self.cell(draft.source)), \(source), \(destination), \(description), \(draft.fare), \(metres),
+                        \(now), \(now)) RETURNING id
+                    """) else {
                     throw StoreError.statement("INSERT … RETURNING gave no row")
                 }
                 return try row.int64("id")
@@ -224,7 +226,7 @@ public struct RideRequests: Sendable {
     public func request(_ id: Int64) async throws(ServiceError) -> RideRequestRecord {
         try await serviceCall {
             try await store.read { c in
-                guard let row = try c.first("SELECT * FROM ride_requests WHERE id = ?", [.integer(id)]) else {
+                guard let row = try c.first("SELECT * FROM ride_requests WHERE id = \(id)") else {
                     throw ServiceError.notFound("ride request \(id)")
                 }
                 return try Self.decode(row, c)
@@ -241,19 +243,19 @@ public struct RideRequests: Sendable {
         }
         let keyword = try search.keyword.map { k throws(ServiceError) in try Validate.text(k, field: "keyword", maximum: 100) }
         let address = try search.address.map { a throws(ServiceError) in try Validate.text(a, field: "address", maximum: 200) }
-        var sql = "SELECT * FROM ride_requests WHERE status IN ('open', 'accepted')"
-        var arguments: [SQLValue] = []
+        var query: Statement = "SELECT * FROM ride_requests WHERE status IN ('open', 'accepted')"
         if let near = search.near {
-            let ranges = Self.cellRanges(around: near, metres: search.withinMetres)
-            sql += " AND (" + ranges.map { _ in "cell BETWEEN ? AND ?" }.joined(separator: " OR ") + ")"
-            for r in ranges { arguments += [.integer(r.lowerBound), .integer(r.upperBound)] }
+            let cells = Self.cellRanges(around: near, metres: search.withinMetres).map { r -> Statement in
+                "cell BETWEEN \(r.lowerBound) AND \(r.upperBound)"
+            }
+            query.append(" AND (\(sql: .joined(cells, separator: " OR ")))")
         }
-        if let v = search.minimumFare { sql += " AND fare >= ?"; arguments.append(.integer(v)) }
-        if let v = search.maximumFare { sql += " AND fare <= ?"; arguments.append(.integer(v)) }
-        sql += " ORDER BY created_ms DESC, id DESC LIMIT 5000"
+        if let v = search.minimumFare { query.append(" AND fare >= \(v)") }
+        if let v = search.maximumFare { query.append(" AND fare <= \(v)") }
+        query.append(" ORDER BY created_ms DESC, id DESC LIMIT 5000")
         // Acceptances are read only for the answers kept, not for every candidate row.
-        let rows: [RideRequestRecord] = try await serviceCall { [sql, arguments] in
-            try await store.read { c in try c.query(sql, arguments).map { try Self.decode($0, c, withAcceptances: false) } }
+        let rows: [RideRequestRecord] = try await serviceCall { [query] in
+            try await store.read { c in try c.query(query).map { try Self.decode($0, c, withAcceptances: false) } }
         }
         let words = { (text: String?) in text.map(Self.words) ?? [] }
         let keywordWords = words(keyword), addressWords = words(address)
@@ -295,8 +297,7 @@ public struct RideRequests: Sendable {
         let now = milliseconds(clock.now())
         try await serviceCall {
             try await store.write { c in
-                if let row = try c.first("SELECT request_id FROM ride_acceptances WHERE driver_id = ? AND client_id = ?",
-                                         [.integer(driver), .text(clientID)]) {
+                if let row = try c.first("SELECT request_id FROM ride_acceptances WHERE driver_id = \(driver) AND client_id = \(clientID)") {
                     guard try row.int64("request_id") == id else { throw ServiceError.idempotencyKeyReused(clientID) }
                     return
                 }
@@ -304,11 +305,12 @@ public struct RideRequests: Sendable {
                 let status = try Self.status(c, id)
                 if status == .confirmed { throw ServiceError.conflict("ride request \(id) is already confirmed with another driver") }
                 guard status == .open || status == .accepted else { throw Self.conflict(id, status) }
-                if try c.first("SELECT driver_id FROM ride_acceptances WHERE request_id = ? AND driver_id = ?",
-                               [.integer(id), .integer(driver)]) != nil { return }
-                try c.execute("INSERT INTO ride_acceptances (request_id, driver_id, client_id, created_ms) VALUES (?, ?, ?, ?)",
-                              [.integer(id), .integer(driver), .text(clientID), .integer(now)])
-                try c.execute("UPDATE ride_requests SET status = 'accepted', updated_ms = ? WHERE id = ?", [.integer(now), .integer(id)])
+                if try c.first("SELECT driver_id FROM ride_acceptances WHERE request_id = \(id) AND driver_id = \(driver)") != nil { return }
+                try c.execute("""
+                    INSERT INTO ride_acceptances (request_id, driver_id, client_id, created_ms)
+                    VALUES (\(id), \(driver), \(clientID), \(now))
+                    """)
+                try c.execute("UPDATE ride_requests SET status = 'accepted', updated_ms = \(now) WHERE id = \(id)")
             }
         }
         return try await request(id)
@@ -323,12 +325,10 @@ public struct RideRequests: Sendable {
                 let status = try Self.decodeStatus(row)
                 if status == .confirmed, try row.optionalInt64("driver_id") == driver { return }
                 guard status == .accepted else { throw Self.conflict(id, status) }
-                guard try c.first("SELECT driver_id FROM ride_acceptances WHERE request_id = ? AND driver_id = ?",
-                                  [.integer(id), .integer(driver)]) != nil else {
+                guard try c.first("SELECT driver_id FROM ride_acceptances WHERE request_id = \(id) AND driver_id = \(driver)") != nil else {
                     throw ServiceError.invalid(field: "driver", reason: "driver \(driver) did not accept ride request \(id)")
                 }
-                try c.execute("UPDATE ride_requests SET status = 'confirmed', driver_id = ?, updated_ms = ? WHERE id = ?",
-                              [.integer(driver), .integer(now), .integer(id)])
+                try c.execute("UPDATE ride_requests SET status = 'confirmed', driver_id = \(driver), updated_ms = \(now) WHERE id = \(id)")
             }
         }
         return try await request(id)
@@ -339,12 +339,12 @@ public struct RideRequests: Sendable {
         let now = milliseconds(clock.now())
         try await serviceCall {
             try await store.write { c in
-                guard let row = try c.first("SELECT status, driver_id FROM ride_requests WHERE id = ?", [.integer(id)]),
+                guard let row = try c.first("SELECT status, driver_id FROM ride_requests WHERE id = \(id)"),
                       try row.optionalInt64("driver_id") == driver else { throw ServiceError.notFound("ride request \(id)") }
                 let status = try Self.decodeStatus(row)
                 if status == .completed { return }
                 guard status == .confirmed else { throw Self.conflict(id, status) }
-                try c.execute("UPDATE ride_requests SET status = 'completed', updated_ms = ? WHERE id = ?", [.integer(now), .integer(id)])
+                try c.execute("UPDATE ride_requests SET status = 'completed', updated_ms = \(now) WHERE id = \(id)")
             }
         }
         return try await request(id)
@@ -364,7 +364,7 @@ public struct RideRequests: Sendable {
                     let reference = "ride:\(id)"
                     _ = try Wallet.holdFare(c, reference: reference, passenger: rider, estimate: fare, now: now)
                     let paid = try Wallet.settleFare(c, reference: reference, fare: fare, driver: driver, commissionPercent: percent, now: now)
-                    try c.execute("UPDATE ride_requests SET status = 'paid', updated_ms = ? WHERE id = ?", [.integer(now), .integer(id)])
+                    try c.execute("UPDATE ride_requests SET status = 'paid', updated_ms = \(now) WHERE id = \(id)")
                     return paid
                 }
             }
@@ -379,7 +379,7 @@ public struct RideRequests: Sendable {
                 let status = try Self.decodeStatus(try Self.ridersRow(c, id, rider))
                 if status == .cancelled { return }
                 guard [.open, .accepted, .confirmed].contains(status) else { throw Self.conflict(id, status) }
-                try c.execute("UPDATE ride_requests SET status = 'cancelled', updated_ms = ? WHERE id = ?", [.integer(now), .integer(id)])
+                try c.execute("UPDATE ride_requests SET status = 'cancelled', updated_ms = \(now) WHERE id = \(id)")
             }
         }
         return try await request(id)
@@ -396,7 +396,7 @@ public struct RideRequests: Sendable {
     }
 
     static func status(_ c: any SQLConnection, _ id: Int64) throws -> RideRequestStatus {
-        guard let row = try c.first("SELECT status FROM ride_requests WHERE id = ?", [.integer(id)]) else {
+        guard let row = try c.first("SELECT status FROM ride_requests WHERE id = \(id)") else {
             throw ServiceError.notFound("ride request \(id)")
         }
         return try decodeStatus(row)
@@ -410,7 +410,7 @@ public struct RideRequests: Sendable {
     }
 
     static func ridersRow(_ c: any SQLConnection, _ id: Int64, _ rider: Int64) throws -> Row {
-        guard let row = try c.first("SELECT * FROM ride_requests WHERE id = ? AND rider_id = ?", [.integer(id), .integer(rider)]) else {
+        guard let row = try c.first("SELECT * FROM ride_requests WHERE id = \(id) AND rider_id = \(rider)") else {
             throw ServiceError.notFound("ride request \(id)")
         }
         return row
@@ -419,10 +419,11 @@ public struct RideRequests: Sendable {
     /// The drivers who accepted each request, in order, in one query.
     static func acceptances(_ c: any SQLConnection, of ids: [Int64]) throws -> [Int64: [Int64]] {
         guard !ids.isEmpty else { return [:] }
-        let marks = ids.map { _ in "?" }.joined(separator: ", ")
+        let list = Statement.joined(ids.map { id -> Statement in "\(id)" }, separator: ", ")
         var out: [Int64: [Int64]] = [:]
-        for row in try c.query("SELECT request_id, driver_id FROM ride_acceptances WHERE request_id IN (\(marks)) ORDER BY created_ms, driver_id",
-                               ids.map { .integer($0) }) {
+        for row in try c.query("""
+            SELECT request_id, driver_id FROM ride_acceptances WHERE request_id IN (\(sql: list)) ORDER BY created_ms, driver_id
+            """) {
             out[try row.int64("request_id"), default: []].append(try row.int64("driver_id"))
         }
         return out

@@ -192,8 +192,7 @@ public struct Wallet: Sendable {
                 if let answer = try Idempotency.stored(RefillResult.self, c, key: key, operation: "refill", request: request) {
                     return .done(answer)
                 }
-                if let row = try c.first("SELECT id, request_hash FROM payment_intents WHERE idempotency_key = ?",
-                                         [.text(key.rawValue)]) {
+                if let row = try c.first("SELECT id, request_hash FROM payment_intents WHERE idempotency_key = \(key.rawValue)") {
                     guard try row.string("request_hash") == Self.refillHash(request) else {
                         throw ServiceError.idempotencyKeyReused(key.rawValue)
                     }
@@ -202,9 +201,8 @@ public struct Wallet: Sendable {
                 try Users.require(c, passenger, role: .passenger)
                 guard let row = try c.first("""
                     INSERT INTO payment_intents (idempotency_key, request_hash, user_id, amount, status, created_ms, updated_ms)
-                    VALUES (?, ?, ?, ?, 'created', ?, ?) RETURNING id
-                    """, [.text(key.rawValue), .text(Self.refillHash(request)), .integer(passenger),
-                          .integer(amount), .integer(now), .integer(now)]) else {
+                    VALUES (\(key.rawValue), \(Self.refillHash(request)), \(passenger), \(amount), 'created', \(now), \(now)) RETURNING id
+                    """) else {
                     throw StoreError.statement("insert into payment_intents returned no id")
                 }
                 return .charge(intent: try row.int64("id"))
@@ -269,8 +267,8 @@ public struct Wallet: Sendable {
             try await store.read { c in
                 try c.query("""
                     SELECT id, status, created_ms FROM payment_intents
-                    WHERE status IN ('created', 'unknown', 'requires_action') AND updated_ms < ? ORDER BY id LIMIT 500
-                    """, [.integer(cutoff)]).map { (try $0.int64("id"), try $0.string("status"), try $0.int64("created_ms")) }
+                    WHERE status IN ('created', 'unknown', 'requires_action') AND updated_ms < \(cutoff) ORDER BY id LIMIT 500
+                    """).map { (try $0.int64("id"), try $0.string("status"), try $0.int64("created_ms")) }
             }
         }
         var result = Reconciliation()
@@ -292,17 +290,20 @@ public struct Wallet: Sendable {
         let now = self.now
         return try await serviceCall {
             try await store.write(locking: Ledger.turns) { c -> RefillResult in
-                guard let row = try c.first(
-                    "SELECT idempotency_key, request_hash, user_id, amount, status FROM payment_intents WHERE id = ?",
-                    [.integer(intent)]) else { throw ServiceError.notFound("refill \(intent)") }
+                guard let row = try c.first("""
+                    SELECT idempotency_key, request_hash, user_id, amount, status FROM payment_intents
+                    WHERE id = \(intent)
+                    """) else { throw ServiceError.notFound("refill \(intent)") }
                 let key = IdempotencyKey(unchecked: try row.string("idempotency_key"))
                 let passenger = try row.int64("user_id"), amount = try row.int64("amount")
                 // A final answer already recorded wins: callbacks may repeat or cross.
                 if let stored = try Idempotency.stored(RefillResult.self, c, key: key) { return stored }
                 let requestHash = try row.string("request_hash")
                 func finish(_ answer: RefillResult, status: String, detail: String?) throws -> RefillResult {
-                    try c.execute("UPDATE payment_intents SET status = ?, detail = ?, updated_ms = ? WHERE id = ?",
-                                  [.text(status), SQLValue(detail), .integer(now), .integer(intent)])
+                    try c.execute("""
+                        UPDATE payment_intents SET status = \(status), detail = \(SQLValue(detail)), updated_ms = \(now)
+                        WHERE id = \(intent)
+                        """)
                     try Idempotency.store(answer, c, key: key, operation: "refill", requestHash: requestHash, now: now)
                     return answer
                 }
@@ -322,12 +323,13 @@ public struct Wallet: Sendable {
                     return try finish(.declined(reason: "insufficient funds on the card"), status: "declined",
                                       detail: "insufficient funds")
                 case .requiresAction(let challenge):
-                    try c.execute("UPDATE payment_intents SET status = 'requires_action', detail = ?, updated_ms = ? WHERE id = ?",
-                                  [.text(challenge), .integer(now), .integer(intent)])
+                    try c.execute("""
+                        UPDATE payment_intents SET status = 'requires_action', detail = \(challenge), updated_ms = \(now)
+                        WHERE id = \(intent)
+                        """)
                     return .requiresAction(intent: intent, challenge: challenge)
                 case .timedOut:
-                    try c.execute("UPDATE payment_intents SET status = 'unknown', updated_ms = ? WHERE id = ?",
-                                  [.integer(now), .integer(intent)])
+                    try c.execute("UPDATE payment_intents SET status = 'unknown', updated_ms = \(now) WHERE id = \(intent)")
                     return .pending(intent: intent)
                 }
             }
@@ -361,7 +363,7 @@ public struct Wallet: Sendable {
     static func holdFare(_ c: any SQLConnection, reference: String, passenger: Int64, estimate: Int64,
                          now: Int64) throws -> FareHold {
         try Users.require(c, passenger, role: .passenger)
-        if try c.first("SELECT reference FROM trip_payments WHERE reference = ?", [.text(reference)]) != nil {
+        if try c.first("SELECT reference FROM trip_payments WHERE reference = \(reference)") != nil {
             throw ServiceError.conflict("trip \(reference) already has a payment")
         }
         try Ledger.openCompanyAccounts(c)
@@ -375,8 +377,8 @@ public struct Wallet: Sendable {
                                       amount: estimate, reference: reference, now: now)
         try c.execute("""
             INSERT INTO trip_payments (reference, passenger_id, method, held, pending_id, status, created_ms, updated_ms)
-            VALUES (?, ?, 'wallet', ?, ?, 'held', ?, ?)
-            """, [.text(reference), .integer(passenger), .integer(estimate), .integer(pending), .integer(now), .integer(now)])
+            VALUES (\(reference), \(passenger), 'wallet', \(estimate), \(pending), 'held', \(now), \(now))
+            """)
         return .held(amount: estimate)
     }
 
@@ -384,7 +386,7 @@ public struct Wallet: Sendable {
     /// transaction; settlement then books the commission the driver owes.
     static func recordCash(_ c: any SQLConnection, reference: String, passenger: Int64, now: Int64) throws {
         try Users.require(c, passenger, role: .passenger)
-        if try c.first("SELECT reference FROM trip_payments WHERE reference = ?", [.text(reference)]) != nil {
+        if try c.first("SELECT reference FROM trip_payments WHERE reference = \(reference)") != nil {
             throw ServiceError.conflict("trip \(reference) already has a payment")
         }
         try Ledger.openCompanyAccounts(c)
@@ -395,8 +397,8 @@ public struct Wallet: Sendable {
     private static func insertCashPayment(_ c: any SQLConnection, reference: String, passenger: Int64, now: Int64) throws {
         try c.execute("""
             INSERT INTO trip_payments (reference, passenger_id, method, held, status, created_ms, updated_ms)
-            VALUES (?, ?, 'cash', 0, 'held', ?, ?)
-            """, [.text(reference), .integer(passenger), .integer(now), .integer(now)])
+            VALUES (\(reference), \(passenger), 'cash', 0, 'held', \(now), \(now))
+            """)
     }
 
     /// Settles trip `reference` at its final fare: posts what the wallet pays (the hold, and
@@ -425,9 +427,10 @@ public struct Wallet: Sendable {
 
     static func settleFare(_ c: any SQLConnection, reference: String, fare: Int64, driver: Int64,
                            commissionPercent: Int64, now: Int64) throws -> TripPayment {
-        guard let row = try c.first(
-            "SELECT passenger_id, method, held, pending_id, status FROM trip_payments WHERE reference = ?",
-            [.text(reference)]) else { throw ServiceError.notFound("trip payment \(reference)") }
+        guard let row = try c.first("""
+            SELECT passenger_id, method, held, pending_id, status FROM trip_payments
+            WHERE reference = \(reference)
+            """) else { throw ServiceError.notFound("trip payment \(reference)") }
         guard try row.string("status") == "held" else {
             throw ServiceError.conflict("trip \(reference) is already \(try row.string("status"))")
         }
@@ -458,10 +461,9 @@ public struct Wallet: Sendable {
                                 amount: commission - fromEscrowToRevenue, reference: reference, now: now)
         }
         try c.execute("""
-            UPDATE trip_payments SET status = 'settled', driver_id = ?, fare = ?, wallet_paid = ?, cash_paid = ?,
-                commission = ?, updated_ms = ? WHERE reference = ?
-            """, [.integer(driver), .integer(fare), .integer(walletPaid), .integer(cashPaid), .integer(commission),
-                  .integer(now), .text(reference)])
+            UPDATE trip_payments SET status = 'settled', driver_id = \(driver), fare = \(fare), wallet_paid = \(walletPaid), cash_paid = \(cashPaid),
+                commission = \(commission), updated_ms = \(now) WHERE reference = \(reference)
+            """)
         try Outbox.enqueue(c, user: passenger, kind: .invoice,
                            payload: ["trip": reference, "fare": "\(fare)", "wallet": "\(walletPaid)", "cash": "\(cashPaid)"],
                            now: now)
@@ -483,16 +485,17 @@ public struct Wallet: Sendable {
     }
 
     static func releaseFare(_ c: any SQLConnection, reference: String, now: Int64) throws {
-        guard let row = try c.first("SELECT pending_id, status FROM trip_payments WHERE reference = ?",
-                                    [.text(reference)]) else { throw ServiceError.notFound("trip payment \(reference)") }
+        guard let row = try c.first("""
+            SELECT pending_id, status FROM trip_payments
+            WHERE reference = \(reference)
+            """) else { throw ServiceError.notFound("trip payment \(reference)") }
         guard try row.string("status") == "held" else {
             throw ServiceError.conflict("trip \(reference) is already \(try row.string("status"))")
         }
         if let pendingID = try row.optionalInt64("pending_id") {
             try Ledger.resolve(c, pendingID: pendingID, post: 0, key: "void:\(reference)", reference: reference, now: now)
         }
-        try c.execute("UPDATE trip_payments SET status = 'released', updated_ms = ? WHERE reference = ?",
-                      [.integer(now), .text(reference)])
+        try c.execute("UPDATE trip_payments SET status = 'released', updated_ms = \(now) WHERE reference = \(reference)")
     }
 }
 
@@ -526,9 +529,10 @@ extension Wallet {
         try payOut(c, amount, commission: commission, driver: driver, keys: ("confirmed-commission", "confirmed-payout"),
                    reference: reference, now: now)
         try c.execute("""
-            UPDATE trip_payments SET fare = fare + ?, wallet_paid = wallet_paid + ?, commission = commission + ?, updated_ms = ?
-            WHERE reference = ?
-            """, [.integer(amount), .integer(amount), .integer(commission), .integer(now), .text(reference)])
+            UPDATE trip_payments SET fare = fare + \(amount), wallet_paid = wallet_paid + \(amount),
+                commission = commission + \(commission), updated_ms = \(now)
+            WHERE reference = \(reference)
+            """)
     }
 }
 

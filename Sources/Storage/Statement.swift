@@ -27,6 +27,22 @@ public struct Statement: ExpressibleByStringInterpolation, Sendable, Equatable {
     /// A statement with no values.
     public init(stringLiteral value: String) { self.init(value) }
 
+    /// Adds `other` at the end, with its values (a query built clause by clause).
+    public mutating func append(_ other: Statement) {
+        text += other.text
+        arguments += other.arguments
+    }
+
+    /// `parts` one after another with `separator` (SQL text) between them.
+    public static func joined(_ parts: [Statement], separator: String) -> Statement {
+        var out = Statement("")
+        for (i, part) in parts.enumerated() {
+            if i > 0 { out.text += separator }
+            out.append(part)
+        }
+        return out
+    }
+
     /// A statement from an interpolated literal.
     public init(stringInterpolation: Interpolation) { self.init(stringInterpolation.text, arguments: stringInterpolation.arguments) }
 
