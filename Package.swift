@@ -185,7 +185,7 @@ let package = Package(
                           path: "Tests/LedgerCrashWorker"),
         .testTarget(name: "ServicesTests", dependencies: ["Storage", "PostgresStorage", "Services", "Fares", "Fleet", "TaxiDispatch", "Geodesy", "CityModel", "Essentials", "SQLiteStorage", "TestSupport"]),
         .testTarget(name: "FaresTests", dependencies: ["Fares", "Zones", "ZoneImport", "Fleet", "RoadGraph", "Geodesy", "TestSupport"]),
-        .testTarget(name: "WayfareAPITests", dependencies: ["WayfareAPI", "Services", "GeoJSON",]),
+        .testTarget(name: "WayfareAPITests", dependencies: ["WayfareAPI", "Services", "GeoJSON", "Essentials"]),
         .testTarget(name: "WayfareServerTests", dependencies: [ "WayfareServer", "WayfareDemo", "ServiceSimulation", "CityFolder", "Services", "Storage", "GeoJSON", "TestSupport", "ZoneImport", "Zones", "RoadGraph",
                                                               "Geocoding", "TaxiDispatch",
                                                               .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -88,8 +88,6 @@ public enum Limits {
     public static let clientID = FieldRule.text(maximum: 100, minimum: 1)
     /// An amount of money in minor units from a passenger (a fare offered, a refill).
     public static let amount = FieldRule.integer(1...10_000_000)
-    /// A record's id in a path.
-    public static let id = FieldRule.integer(0...Int64.max)
 }
 
 extension BookingState: WireChoice {}

@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 import GeoJSON
 
@@ -69,13 +70,17 @@ public struct WireDecoder: Sendable {
 /// The objects read and the fields each read asked for: what no one asked for is unknown.
 final class ReadLog {
     var objects: [(path: [any CodingKey], members: [(String, JSONValue)], asked: Set<String>)] = []
+    private var slots: [String: Int] = [:]
 
     /// The record of the object at `path`: one record however many times a type (or a type
     /// and the one it embeds) opens the object.
     func slot(for path: [any CodingKey], members: [(String, JSONValue)]) -> Int {
+        // By name in a dictionary: a list of a thousand objects opens a thousand records, and
+        // a scan of the earlier ones for each would cost half a million comparisons.
         let name = fieldName(path)
-        if let i = objects.firstIndex(where: { fieldName($0.path) == name }) { return i }
+        if let i = slots[name] { return i }
         objects.append((path, members, []))
+        slots[name] = objects.count - 1
         return objects.count - 1
     }
 
@@ -132,7 +137,7 @@ struct ValueReader: Decoder {
             return n as! T
         }
         if T.self == Date.self {
-            guard case let .string(s) = value, let d = WireTime.date(s) else {
+            guard case let .string(s) = value, let d = ISO8601.date(s) else {
                 throw WireError(field, "must be an ISO 8601 time such as 2026-11-25T18:30:00Z")
             }
             return d as! T

@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 import GeoJSON
 
@@ -96,7 +97,7 @@ struct ValueWriter: Encoder {
         case let n as Int: slot.content = .leaf(.number(Double(n)))
         case let n as Int64: slot.content = .leaf(.number(Double(n)))
         case let n as UInt64: slot.content = .leaf(.number(Double(n)))
-        case let d as Date: slot.content = .leaf(.string(WireTime.string(d)))
+        case let d as Date: slot.content = .leaf(.string(ISO8601.string(d)))
         case let v as JSONValue: slot.content = .leaf(v)
         default: try value.encode(to: self)
         }

@@ -1,4 +1,3 @@
-import Essentials
 import Foundation
 
 /// What a field of a request may hold, stated once: the strict decoder enforces it and the
@@ -60,13 +59,6 @@ public struct WireError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// `field reason`.
     public var description: String { "\(field) \(reason)" }
-}
-
-/// The wire's times: `Essentials.ISO8601` (UTC with milliseconds out; with or without
-/// fractions in).
-enum WireTime {
-    static func string(_ date: Date) -> String { ISO8601.string(date) }
-    static func date(_ text: String) -> Date? { ISO8601.date(text) }
 }
 
 /// A coding path as a field name: `cabs[3].id`.

@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 import GeoJSON
 import Services
@@ -136,9 +137,9 @@ struct RoundTripTests {
         #expect(WireEncoder.encode(CodeSent(mobile: "1", codeExpires: Date(timeIntervalSince1970: 1_795_631_400.5), testCode: nil))["code_expires"]
                 == .string("2026-11-25T18:30:00.500Z"))
         // To the nearest millisecond, not truncated: 0.123 is stored as 0.12299…
-        #expect(WireTime.string(Date(timeIntervalSince1970: 1_795_631_400.123)) == "2026-11-25T18:30:00.123Z")
-        #expect(WireTime.string(Date(timeIntervalSince1970: 1_795_631_400.9996)) == "2026-11-25T18:30:01.000Z")
-        #expect(WireTime.string(Date(timeIntervalSince1970: 1_795_631_400.007)) == "2026-11-25T18:30:00.007Z")
+        #expect(ISO8601.string(Date(timeIntervalSince1970: 1_795_631_400.123)) == "2026-11-25T18:30:00.123Z")
+        #expect(ISO8601.string(Date(timeIntervalSince1970: 1_795_631_400.9996)) == "2026-11-25T18:30:01.000Z")
+        #expect(ISO8601.string(Date(timeIntervalSince1970: 1_795_631_400.007)) == "2026-11-25T18:30:00.007Z")
     }
 }
 
