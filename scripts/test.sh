@@ -21,6 +21,8 @@ export WAYFARE_POSTGRES_URL WAYFARE_POSTGRES_CA
 echo "== PostgreSQL for the store tests on 127.0.0.1:$pgport"
 echo "== Package.swift against the imports and the layer comment (both packages)"
 python3 scripts/check-imports.py
+echo "== Each service's SQL in its …Statements type, rows decoded into Decodable records"
+python3 scripts/check-sql.py
 swift build --build-tests
 swift test --skip-build
 echo "== The live page in headless Chromium: load, click a trip, book it, see the cab move, save a screenshot"

@@ -69,8 +69,9 @@ public struct Accounts: Sendable {
         enum Outcome: Sendable { case created(user: Int64, outbox: Int64), taken(owners: [Int64], outbox: [Int64]) }
         let outcome = try await serviceCall {
             try await store.write(locking: Ledger.turns) { c -> Outcome in
-                let holders = try c.query("SELECT id, mobile, email, verified_ms FROM users WHERE mobile = \(mobile) OR email = \(email)")
-                let owners = try holders.filter { try $0.optionalInt64("verified_ms") != nil }.map { try $0.int64("id") }
+                let accounts = AccountStatements(c)
+                let holders = try accounts.holders(mobile: mobile, email: email)
+                let owners = holders.filter { $0.verifiedMs != nil }.map(\.id)
                 if !owners.isEmpty {
                     let outbox = try owners.map { owner in
                         try Outbox.enqueue(c, user: owner, kind: .registrationAttempt, payload: ["at": "\(now)"], now: now)
@@ -78,17 +79,10 @@ public struct Accounts: Sendable {
                     return .taken(owners: owners, outbox: outbox)
                 }
                 // Registrations never verified hold nothing: the new one replaces them.
-                for row in holders { try Self.dropUnverified(c, user: try row.int64("id")) }
-                guard let row = try c.first("""
-                    INSERT INTO users (role, name, mobile, email, password_hash, created_ms)
-                    VALUES ('passenger', \(name), \(mobile), \(email), \(hash), \(now)) RETURNING id
-                    """)
-                else { throw StoreError.statement("insert into users returned no id") }
-                let id = try row.int64("id")
-                try c.execute("""
-                    INSERT INTO verification_codes (mobile, user_id, code_hash, expires_ms)
-                    VALUES (\(mobile), \(id), \(Self.codeHash(mobile: mobile, code: code)), \(expires))
-                    """)
+                for holder in holders { try accounts.deleteUnverified(holder.id) }
+                let id = try accounts.insertUser(role: .passenger, name: name, mobile: mobile, email: email, passwordHash: hash,
+                                                 at: now, verified: nil)
+                try accounts.insertCode(mobile: mobile, user: id, codeHash: Self.codeHash(mobile: mobile, code: code), expires: expires)
                 let outbox = try Outbox.enqueue(c, user: id, kind: .verificationCode, payload: ["expires": "\(expires)"], now: now)
                 return .created(user: id, outbox: outbox)
             }
@@ -120,22 +114,19 @@ public struct Accounts: Sendable {
         enum Outcome: Sendable { case verified(User), wrong }
         let outcome = try await serviceCall {
             try await store.write(locking: Ledger.turns) { c -> Outcome in
-                guard let row = try c.first("SELECT user_id, code_hash, expires_ms, attempts FROM verification_codes WHERE mobile = \(mobile)"),
-                      try row.int64("expires_ms") > now, try row.int64("attempts") < 5 else { return .wrong }
-                guard Self.constantTimeEqual(try row.string("code_hash"), Self.codeHash(mobile: mobile, code: code)) else {
-                    try c.execute("UPDATE verification_codes SET attempts = attempts + 1 WHERE mobile = \(mobile)")
+                let accounts = AccountStatements(c)
+                guard let waiting = try accounts.code(mobile: mobile), waiting.expiresMs > now, waiting.attempts < 5 else { return .wrong }
+                guard Self.constantTimeEqual(waiting.codeHash, Self.codeHash(mobile: mobile, code: code)) else {
+                    try accounts.countWrongCode(mobile: mobile)
                     return .wrong
                 }
-                let id = try row.int64("user_id")
-                try c.execute("DELETE FROM verification_codes WHERE mobile = \(mobile)")
-                try c.execute("UPDATE users SET verified_ms = \(now) WHERE id = \(id)")
+                let id = waiting.userID
+                try accounts.deleteCode(mobile: mobile)
+                try accounts.markVerified(id, at: now)
                 try Ledger.openCompanyAccounts(c)
                 try Ledger.open(c, Ledger.wallet(id), normal: .credit, noOverdraft: true)
-                guard let user = try c.first("""
-                    SELECT id, role, name, mobile, email, suspended_until_ms FROM users
-                    WHERE id = \(id)
-                    """) else { return .wrong }
-                return .verified(try Self.user(user))
+                guard let user = try accounts.user(id) else { return .wrong }
+                return .verified(user.user)
             }
         }
         guard case .verified(let user) = outcome else { throw refused }
@@ -149,16 +140,9 @@ public struct Accounts: Sendable {
         let sentAt = self.now
         _ = try? await serviceCall {
             try await store.write { c in
-                try c.execute("UPDATE outbox SET sent_ms = \(sentAt), attempts = attempts + 1 WHERE id = \(message.id)")
+                try OutboxStatements(c).markDelivered(message.id, at: sentAt)
             }
         }
-    }
-
-    /// Deletes an account that was never verified, with its code (it has no sessions, no
-    /// money and no bookings: it could not log in).
-    static func dropUnverified(_ c: any SQLConnection, user: Int64) throws {
-        try c.execute("DELETE FROM verification_codes WHERE user_id = \(user)")
-        try c.execute("DELETE FROM users WHERE id = \(user) AND verified_ms IS NULL")
     }
 
     /// Creates a driver's account (004: drivers are created by the company), on an admin's
@@ -176,7 +160,7 @@ public struct Accounts: Sendable {
             _ = try await authenticate(adminSession, role: .admin)
         } else {
             let admins = try await serviceCall {
-                try await store.read { c in try c.first("SELECT COUNT(*) AS n FROM users WHERE role = 'admin'")?.int("n") ?? 0 }
+                try await store.read { c in try AccountStatements(c).count(role: .admin) }
             }
             guard admins == 0 else { throw .forbidden("only an admin may create another admin") }
         }
@@ -197,18 +181,15 @@ public struct Accounts: Sendable {
             try await store.write(locking: Ledger.turns) { c -> User in
                 // Checked first, so the answer names the field; the UNIQUE constraints stay
                 // as the guard against a race between two registrations.
-                if try c.first("SELECT id FROM users WHERE email = \(email)") != nil {
+                let accounts = AccountStatements(c)
+                if try accounts.isTaken(email: email) {
                     throw ServiceError.invalid(field: "email", reason: "e-mail is already registered")
                 }
-                if try c.first("SELECT id FROM users WHERE mobile = \(mobile)") != nil {
+                if try accounts.isTaken(mobile: mobile) {
                     throw ServiceError.invalid(field: "mobile", reason: "mobile number is already registered")
                 }
-                guard let row = try c.first("""
-                    INSERT INTO users (role, name, mobile, email, password_hash, created_ms, verified_ms)
-                    VALUES (\(role.rawValue), \(name), \(mobile), \(email), \(hash), \(now), \(now)) RETURNING id
-                    """)
-                else { throw StoreError.statement("insert into users returned no id") }
-                let id = try row.int64("id")
+                let id = try accounts.insertUser(role: role, name: name, mobile: mobile, email: email, passwordHash: hash,
+                                                 at: now, verified: now)
                 if role == .driver {
                     try Ledger.openCompanyAccounts(c)
                     try Ledger.open(c, Ledger.driver(id), normal: .credit, noOverdraft: false)
@@ -235,10 +216,7 @@ public struct Accounts: Sendable {
         let expires = now + Int64(settings.sessionLifetime.components.seconds) * 1000
         try await serviceCall {
             try await store.write { c in
-                try c.execute("""
-                    INSERT INTO sessions (token_hash, user_id, created_ms, expires_ms)
-                    VALUES (\(Self.tokenHash(token)), \(user.id), \(now), \(expires))
-                    """)
+                try AccountStatements(c).insertSession(tokenHash: Self.tokenHash(token), user: user.id, at: now, expires: expires)
             }
         }
         return Session(token: token, user: user, expires: date(milliseconds: expires))
@@ -252,12 +230,7 @@ public struct Accounts: Sendable {
         let now = self.now
         let user = try await serviceCall {
             try await store.read { c -> User? in
-                guard let row = try c.first("""
-                    SELECT u.id, u.role, u.name, u.mobile, u.email, u.suspended_until_ms
-                    FROM sessions s JOIN users u ON u.id = s.user_id
-                    WHERE s.token_hash = \(Self.tokenHash(token)) AND s.ended_ms IS NULL AND s.expires_ms > \(now)
-                    """) else { return nil }
-                return try Self.user(row)
+                try AccountStatements(c).user(session: Self.tokenHash(token), at: now)?.user
             }
         }
         guard let user else { throw .unauthorized("invalid session") }
@@ -271,7 +244,7 @@ public struct Accounts: Sendable {
         let now = self.now
         try await serviceCall {
             try await store.write { c in
-                try c.execute("UPDATE sessions SET ended_ms = \(now) WHERE token_hash = \(Self.tokenHash(token)) AND ended_ms IS NULL")
+                try AccountStatements(c).endSession(tokenHash: Self.tokenHash(token), at: now)
             }
         }
     }
@@ -296,18 +269,15 @@ public struct Accounts: Sendable {
         let expires = now + Int64(settings.resetLifetime.components.seconds) * 1000
         let issued = try await serviceCall {
             try await store.write { c -> (user: Int64, outbox: Int64)? in
-                guard let row = try c.first("SELECT id FROM users WHERE email = \(email) AND verified_ms IS NOT NULL") else {
+                let accounts = AccountStatements(c)
+                guard let user = try accounts.verifiedUser(email: email) else {
                     // The same transaction's work as for a known address.
                     try Self.probe(c, name: email, now: now)
                     return nil
                 }
-                let user = try row.int64("id")
                 // A new reset ends the older ones: only the latest link works.
-                try Self.endResets(c, user: user, now: now)
-                try c.execute("""
-                    INSERT INTO password_resets (token_hash, user_id, created_ms, expires_ms)
-                    VALUES (\(Self.tokenHash(token)), \(user), \(now), \(expires))
-                    """)
+                try accounts.endResets(of: user, at: now)
+                try accounts.insertReset(tokenHash: Self.tokenHash(token), user: user, at: now, expires: expires)
                 let outbox = try Outbox.enqueue(c, user: user, kind: .passwordReset,
                                                 payload: ["expires": "\(expires)"], now: now)
                 return (user, outbox)
@@ -330,11 +300,7 @@ public struct Accounts: Sendable {
         let now = self.now
         let found = try await serviceCall {
             try await store.read { c -> (Int64, Role)? in
-                guard let row = try c.first("""
-                    SELECT r.user_id, u.role FROM password_resets r JOIN users u ON u.id = r.user_id
-                    WHERE r.token_hash = \(Self.tokenHash(token)) AND r.used_ms IS NULL AND r.expires_ms > \(now)
-                    """) else { return nil }
-                return (try row.int64("user_id"), Role(rawValue: try row.string("role")) ?? .passenger)
+                try AccountStatements(c).reset(tokenHash: Self.tokenHash(token), at: now).map { ($0.userID, $0.role) }
             }
         }
         guard let (user, role) = found else { throw .unauthorized("invalid or expired reset token") }
@@ -345,16 +311,13 @@ public struct Accounts: Sendable {
             try await store.write { c in
                 // Marked used in the same transaction, and only if still unused: two
                 // concurrent resets with one token cannot both succeed.
-                let used = try c.execute("""
-                    UPDATE password_resets SET used_ms = \(now)
-                    WHERE token_hash = \(Self.tokenHash(token)) AND used_ms IS NULL
-                    """)
-                guard used == 1 else { throw ServiceError.unauthorized("invalid or expired reset token") }
-                try c.execute("""
-                    UPDATE users SET password_hash = \(hash), failed_attempts = 0, suspended_until_ms = NULL WHERE id = \(user)
-                    """)
-                try Self.endResets(c, user: user, now: now)
-                try c.execute("UPDATE sessions SET ended_ms = \(now) WHERE user_id = \(user) AND ended_ms IS NULL")
+                let accounts = AccountStatements(c)
+                guard try accounts.useReset(tokenHash: Self.tokenHash(token), at: now) else {
+                    throw ServiceError.unauthorized("invalid or expired reset token")
+                }
+                try accounts.resetPassword(user, to: hash)
+                try accounts.endResets(of: user, at: now)
+                try accounts.endSessions(of: user, keeping: nil, at: now)
             }
         }
     }
@@ -367,10 +330,7 @@ public struct Accounts: Sendable {
         let now = self.now
         return try await serviceCall {
             try await store.read { c in
-                try c.query("""
-                    SELECT id, role, name, mobile, email, suspended_until_ms FROM users
-                    WHERE suspended_until_ms > \(now) ORDER BY suspended_until_ms DESC, id
-                    """).map(Self.user)
+                try AccountStatements(c).suspended(at: now).map(\.user)
             }
         }
     }
@@ -380,8 +340,7 @@ public struct Accounts: Sendable {
         _ = try await authenticate(adminSession, role: .admin)
         try await serviceCall {
             try await store.write { c in
-                let changed = try c.execute("UPDATE users SET failed_attempts = 0, suspended_until_ms = NULL WHERE id = \(user)")
-                if changed == 0 { throw ServiceError.notFound("user \(user)") }
+                guard try AccountStatements(c).clearAttempts(user) else { throw ServiceError.notFound("user \(user)") }
             }
         }
     }
@@ -390,7 +349,7 @@ public struct Accounts: Sendable {
     public func user(_ id: Int64) async throws(ServiceError) -> User {
         let found = try await serviceCall {
             try await store.read { c in
-                try c.first("SELECT id, role, name, mobile, email, suspended_until_ms FROM users WHERE id = \(id)").map(Self.user)
+                try AccountStatements(c).user(id)?.user
             }
         }
         guard let found else { throw .notFound("user \(id)") }
@@ -417,19 +376,14 @@ public struct Accounts: Sendable {
         enum Admission { case unknown, suspended(Int64), full, admitted(User, String, verified: Bool) }
         let admission = try await serviceCall {
             try await store.write { c -> Admission in
-                guard let row = try c.first("""
-                    SELECT id, role, name, mobile, email, suspended_until_ms, password_hash, verified_ms FROM users WHERE mobile = \(mobile)
-                    """) else {
+                let accounts = AccountStatements(c)
+                guard let found = try accounts.signIn(mobile: mobile) else {
                     try Self.probe(c, name: mobile, now: now)
                     return .unknown
                 }
-                let user = try Self.user(row)
-                if let until = try row.optionalInt64("suspended_until_ms"), until > now { return .suspended(until) }
-                let counted = try c.first("""
-                    UPDATE users SET failed_attempts = failed_attempts + 1 WHERE id = \(user.id) AND failed_attempts < \(maximum) RETURNING failed_attempts
-                    """)
-                guard counted != nil else { return .full }
-                return .admitted(user, try row.string("password_hash"), verified: try row.optionalInt64("verified_ms") != nil)
+                if let until = found.suspendedUntilMs, until > now { return .suspended(until) }
+                guard try accounts.countAttempt(found.id, maximum: maximum) else { return .full }
+                return .admitted(found.user, found.passwordHash, verified: found.verifiedMs != nil)
             }
         }
         let hasher = self.hasher
@@ -453,13 +407,10 @@ public struct Accounts: Sendable {
         if !matches {
             let suspended = try await serviceCall {
                 try await store.write { c -> Int64? in
-                    let changed = try c.execute("""
-                        UPDATE users SET failed_attempts = 0, suspended_until_ms = \(suspendUntil) WHERE id = \(user.id) AND failed_attempts >= \(maximum)
-                        """)
-                    if changed == 1 { return suspendUntil }
+                    let accounts = AccountStatements(c)
+                    if try accounts.suspend(user.id, until: suspendUntil, ifAttemptsReach: maximum) { return suspendUntil }
                     // Another attempt of the same burst suspended it already.
-                    return try c.first("SELECT suspended_until_ms FROM users WHERE id = \(user.id)")?
-                        .optionalInt64("suspended_until_ms").flatMap { $0 > now ? $0 : nil }
+                    return try accounts.suspension(of: user.id).flatMap { $0 > now ? $0 : nil }
                 }
             }
             if let suspended { throw .suspended(until: date(milliseconds: suspended)) }
@@ -469,10 +420,9 @@ public struct Accounts: Sendable {
             ? try await serviceCall { try await offThePool { try hasher.hash(password) } } : nil
         try await serviceCall {
             try await store.write { c in
-                try c.execute("UPDATE users SET failed_attempts = 0, suspended_until_ms = NULL WHERE id = \(user.id)")
-                if let upgraded {
-                    try c.execute("UPDATE users SET password_hash = \(upgraded) WHERE id = \(user.id) AND password_hash = \(stored)")
-                }
+                let accounts = AccountStatements(c)
+                try accounts.clearAttempts(user.id)
+                if let upgraded { try accounts.upgradePasswordHash(user.id, from: stored, to: upgraded) }
             }
         }
         var fresh = user
@@ -490,12 +440,10 @@ public struct Accounts: Sendable {
         let now = self.now
         try await serviceCall {
             try await store.write { c in
-                try c.execute("UPDATE users SET password_hash = \(hash) WHERE id = \(user)")
-                try Self.endResets(c, user: user, now: now)
-                try c.execute("""
-                    UPDATE sessions SET ended_ms = \(now)
-                    WHERE user_id = \(user) AND ended_ms IS NULL AND token_hash <> \(Self.tokenHash(session))
-                    """)
+                let accounts = AccountStatements(c)
+                try accounts.setPasswordHash(user, to: hash)
+                try accounts.endResets(of: user, at: now)
+                try accounts.endSessions(of: user, keeping: Self.tokenHash(session), at: now)
             }
         }
     }
@@ -503,10 +451,7 @@ public struct Accounts: Sendable {
     /// Records a try at a login name that matches no account: a write like the one a known
     /// account's try makes, so that the two cost the same (the table is purged daily).
     static func probe(_ c: any SQLConnection, name: String, now: Int64) throws {
-        try c.execute("""
-            INSERT INTO login_probes (name_hash, attempts, last_ms) VALUES (\(Idempotency.hash("probe:" + name)), 1, \(now))
-            ON CONFLICT (name_hash) DO UPDATE SET attempts = login_probes.attempts + 1, last_ms = excluded.last_ms
-            """)
+        try AccountStatements(c).probe(nameHash: Idempotency.hash("probe:" + name), at: now)
     }
 
     /// Six random decimal digits.
@@ -523,18 +468,6 @@ public struct Accounts: Sendable {
         let x = Array(a.utf8), y = Array(b.utf8)
         guard x.count == y.count else { return false }
         return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
-    }
-
-    /// Ends every unused reset token of `user` (a new reset, a password change or a reset
-    /// that went through makes the older links useless).
-    static func endResets(_ c: any SQLConnection, user: Int64, now: Int64) throws {
-        try c.execute("UPDATE password_resets SET used_ms = \(now) WHERE user_id = \(user) AND used_ms IS NULL")
-    }
-
-    static func user(_ row: Storage.Row) throws -> User {
-        User(id: try row.int64("id"), role: Role(rawValue: try row.string("role")) ?? .passenger,
-             name: try row.string("name"), mobile: try row.string("mobile"), email: try row.string("email"),
-             suspendedUntil: try row.optionalInt64("suspended_until_ms").map { date(milliseconds: $0) })
     }
 
     /// 256 random bits, base64url without padding.
@@ -555,7 +488,7 @@ public struct Accounts: Sendable {
 enum Users {
     /// Throws ``ServiceError/notFound(_:)`` ("passenger 42") unless user `id` exists with `role`.
     static func require(_ c: any SQLConnection, _ id: Int64, role: Role) throws {
-        guard try c.first("SELECT id FROM users WHERE id = \(id) AND role = \(role.rawValue)") != nil else {
+        guard try AccountStatements(c).exists(id, role: role) else {
             throw ServiceError.notFound("\(role.rawValue) \(id)")
         }
     }

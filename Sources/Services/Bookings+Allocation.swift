@@ -42,19 +42,15 @@ extension Bookings {
         try await serviceCall {
             try await store.write { c in
                 try Users.require(c, driver, role: .driver)
-                if let row = try c.first("SELECT cab_id FROM cab_drivers WHERE driver_id = \(driver)"),
-                   try row.string("cab_id") != cab.id {
-                    try c.execute("DELETE FROM cab_drivers WHERE driver_id = \(driver)")
-                    try c.execute("DELETE FROM cab_positions WHERE cab_id = \(try row.string("cab_id"))")
+                let shifts = BookingStatements(c)
+                if let previous = try shifts.cab(of: driver), previous != cab.id {
+                    try shifts.endShift(driver: driver, cab: previous)
                 }
-                if let row = try c.first("SELECT driver_id FROM cab_drivers WHERE cab_id = \(cab.id)") {
-                    guard try row.int64("driver_id") == driver else { throw ServiceError.conflict("cab \(cab.id) is driven by another driver") }
+                if let other = try shifts.driver(of: cab.id) {
+                    guard other == driver else { throw ServiceError.conflict("cab \(cab.id) is driven by another driver") }
                     return
                 }
-                try c.execute("""
-                    INSERT INTO cab_drivers (cab_id, driver_id, cab_type, seats, since_ms)
-                    VALUES (\(cab.id), \(driver), \(cab.type.name), \(Int64(cab.seats)), \(now))
-                    """)
+                try shifts.startShift(cab: cab.id, driver: driver, type: cab.type.name, seats: cab.seats, at: now)
             }
         }
         try join(cab, driver: driver)
@@ -112,21 +108,14 @@ extension Bookings {
         try await serviceCall {
             try await store.write { c in
                 try checkFence(fence, c)
+                let statements = BookingStatements(c)
                 for (number, point) in points {
-                    try c.execute("""
-                        INSERT INTO trip_points (booking_number, at_ms, lat_e7, lon_e7) VALUES (\(Int64(number)),
-                            \(milliseconds(point.time)), \(e7(point.position.latitude)), \(e7(point.position.longitude)))
-                        ON CONFLICT (booking_number, at_ms) DO NOTHING
-                        """)
+                    try statements.insertPoint(number, atMs: milliseconds(point.time), latE7: e7(point.position.latitude),
+                                               lonE7: e7(point.position.longitude))
                 }
                 for (id, at, time, status) in cabs {
-                    try c.execute("""
-                        INSERT INTO cab_positions (cab_id, lat_e7, lon_e7, reported_ms, status) VALUES (\(id),
-                            \(Int64((at.latitude * 1e7).rounded())), \(Int64((at.longitude * 1e7).rounded())),
-                            \(Int64((time.timeIntervalSince1970 * 1000).rounded())), \(status))
-                        ON CONFLICT (cab_id) DO UPDATE SET lat_e7 = excluded.lat_e7, lon_e7 = excluded.lon_e7,
-                            reported_ms = excluded.reported_ms, status = excluded.status
-                        """)
+                    try statements.savePosition(cab: id, latE7: e7(at.latitude), lonE7: e7(at.longitude), reportedMs: milliseconds(time),
+                                                status: status)
                 }
             }
         }
@@ -237,8 +226,7 @@ extension Bookings {
     /// SQLite runs one writer at a time, which gives the same order.
     static func checkFence(_ fence: (city: String, token: Int64)?, _ c: any SQLConnection) throws {
         guard let fence else { return }
-        let lock: Statement = c.dialect == .postgres ? " FOR SHARE" : ""
-        let token = try c.first("SELECT token FROM city_leases WHERE city = \(fence.city)\(sql: lock)")?.int64("token")
+        let token = try LeaseStatements(c).token(of: fence.city)
         guard token == fence.token else {
             throw ServiceError.conflict("the lease of \(fence.city) moved on (token \(token ?? 0), this replica's \(fence.token))")
         }
@@ -271,22 +259,15 @@ extension Bookings {
             let fence = self.fence.withLock { $0 }
             let freeTheCab: Bool = try store.blockingWrite { c in
                 try Self.checkFence(fence, c)
-                guard let row = try c.first("""
-                    SELECT passenger_id, kind, state, pickup_ms FROM bookings
-                    WHERE number = \(Int64(number))
-                    """) else { return true }
-                // Cancelled while the driver was accepting: the cab is free again.
-                guard try row.string("state") == BookingState.requested.rawValue else { return true }
+                let bookings = BookingStatements(c)
+                // Gone, or cancelled while the driver was accepting: the cab is free again.
+                guard let row = try bookings.booking(number), row.state == .requested else { return true }
                 let eta = Int64(a.eta.seconds.rounded())
-                try c.execute("""
-                    UPDATE bookings SET state = 'allocated', cab_id = \(a.cab), driver_id = \(driver), eta_seconds = \(eta), updated_ms = \(now)
-                    WHERE number = \(Int64(number))
-                    """)
+                try bookings.allocate(number, cab: a.cab, driver: driver, etaSeconds: eta, at: now)
                 try Self.event(c, number, .allocated, now, "cab \(a.cab), ETA \(eta) s")
-                let later = try row.string("kind") == Booking.Kind.later.rawValue
-                try Outbox.enqueue(c, user: try row.int64("passenger_id"), kind: later ? .pickupNotice : .cabAllocated,
+                try Outbox.enqueue(c, user: row.passengerID, kind: row.kind == .later ? .pickupNotice : .cabAllocated,
                                    payload: ["booking": "\(number)", "cab": a.cab, "eta_seconds": "\(eta)",
-                                             "pickup_ms": "\(try row.int64("pickup_ms"))"], now: now)
+                                             "pickup_ms": "\(row.pickupMs)"], now: now)
                 return false
             }
             if freeTheCab { try? dispatcher.setStatus(of: a.cab, to: .available) }
@@ -294,16 +275,12 @@ extension Bookings {
             let fence = self.fence.withLock { $0 }
             try store.blockingWrite(locking: Ledger.turns) { c in
                 try Self.checkFence(fence, c)
-                guard let row = try c.first("SELECT passenger_id, state, created_ms, revision FROM bookings WHERE number = \(Int64(number))"),
-                      try row.string("state") == BookingState.requested.rawValue else { return }
-                try c.execute("""
-                    UPDATE bookings SET state = 'not-served', reason = \(reason), ended_ms = \(now), updated_ms = \(now)
-                    WHERE number = \(Int64(number))
-                    """)
+                let bookings = BookingStatements(c)
+                guard let row = try bookings.booking(number), row.state == .requested else { return }
+                try bookings.end(number, as: .notServed, reason: reason, at: now)
                 try Self.event(c, number, .notServed, now, reason)
-                try Wallet.releaseFare(c, reference: Self.reference(number, created: try row.int64("created_ms"),
-                                                                    revision: try row.int64("revision")), now: now)
-                try Outbox.enqueue(c, user: try row.int64("passenger_id"), kind: .bookingNotServed,
+                try Wallet.releaseFare(c, reference: row.reference, now: now)
+                try Outbox.enqueue(c, user: row.passengerID, kind: .bookingNotServed,
                                    payload: ["booking": "\(number)", "reason": reason], now: now)
             }
         }
@@ -323,16 +300,9 @@ extension Bookings {
         let claimed: [Int] = try await serviceCall {
             try await store.write { c in
                 try Self.checkFence(fence, c)
-                let rows = try c.query("""
-                    SELECT number FROM bookings WHERE state = 'requested' AND dispatched = 0 AND pickup_ms <= \(due)
-                    ORDER BY pickup_ms LIMIT 500
-                    """)
-                var numbers: [Int] = []
-                for row in rows {
-                    let n = try row.int(("number"))
-                    try c.execute("UPDATE bookings SET dispatched = 1, updated_ms = \(now) WHERE number = \(Int64(n))")
-                    numbers.append(n)
-                }
+                let bookings = BookingStatements(c)
+                let numbers = try bookings.dueBookings(by: due)
+                for n in numbers { try bookings.markDispatched(n, at: now) }
                 return numbers
             }
         }
@@ -344,50 +314,26 @@ extension Bookings {
     /// the fleet (unattended until their drivers report), and bookings whose search was open
     /// in a process that stopped are searched again.
     public func resume() async throws(ServiceError) {
-        struct Shift: Sendable { var cab: String; var driver: Int64; var type: String; var seats: Int }
-        let shifts: [Shift] = try await serviceCall {
-            try await store.read { c in
-                try c.query("SELECT cab_id, driver_id, cab_type, seats FROM cab_drivers ORDER BY cab_id").map {
-                    Shift(cab: try $0.string("cab_id"), driver: try $0.int64("driver_id"), type: try $0.string("cab_type"), seats: try $0.int("seats"))
-                }
-            }
-        }
-        for s in shifts { try join(CabProfile(id: s.cab, type: CabType(s.type), seats: s.seats), driver: s.driver) }
+        let shifts = try await serviceCall { try await store.read { c in try BookingStatements(c).shifts() } }
+        for s in shifts { try join(CabProfile(id: s.cabID, type: CabType(s.cabType), seats: s.seats), driver: s.driverID) }
         // Trips under way: their reports go on being their tracks (the points a previous
         // process wrote are read back at completion).
-        let trips: [(String, Int)] = try await serviceCall {
-            try await store.read { c in
-                try c.query("SELECT number, cab_id FROM bookings WHERE state = 'started' AND cab_id IS NOT NULL").map {
-                    (try $0.string("cab_id"), try $0.int("number"))
-                }
-            }
-        }
-        state.withLock { s in for (cab, number) in trips { s.tripOfCab[cab] = number } }
+        let trips = try await serviceCall { try await store.read { c in try BookingStatements(c).tripsUnderWay() } }
+        state.withLock { s in for trip in trips { s.tripOfCab[trip.cabID] = trip.number } }
         // Where the cabs were when the last owner wrote them down: a cab reported recently
         // and available is offerable at once; the fleet's staleness rule drops the others
         // until their drivers report again.
-        struct Position: Sendable { var cab: String; var at: Coordinate; var time: Date; var status: String }
-        let positions: [Position] = try await serviceCall {
-            try await store.read { c in
-                try c.query("SELECT cab_id, lat_e7, lon_e7, reported_ms, status FROM cab_positions").compactMap { row in
-                    guard let at = try? Coordinate(latitude: Double(try row.int64("lat_e7")) / 1e7, longitude: Double(try row.int64("lon_e7")) / 1e7)
-                    else { return nil }
-                    return Position(cab: try row.string("cab_id"), at: at, time: Date(timeIntervalSince1970: Double(try row.int64("reported_ms")) / 1000),
-                                    status: try row.string("status"))
-                }
-            }
-        }
-        for p in positions where shifts.contains(where: { $0.cab == p.cab }) {
-            _ = try? dispatcher.report(cab: p.cab, position: p.at, at: p.time)
+        let positions = try await serviceCall { try await store.read { c in try BookingStatements(c).positions() } }
+        let onShift = Set(shifts.map(\.cabID))
+        for p in positions where onShift.contains(p.cabID) {
+            // A stored position out of range (a damaged row) is skipped, not trusted.
+            guard let at = try? Coordinate(latitude: Double(p.latE7) / 1e7, longitude: Double(p.lonE7) / 1e7) else { continue }
+            _ = try? dispatcher.report(cab: p.cabID, position: at, at: date(milliseconds: p.reportedMs))
             if let status = CabStatus.allCases.first(where: { "\($0)" == p.status }), status != .unattended {
-                try? dispatcher.setStatus(of: p.cab, to: status)
+                try? dispatcher.setStatus(of: p.cabID, to: status)
             }
         }
-        let open: [Int] = try await serviceCall {
-            try await store.read { c in
-                try c.query("SELECT number FROM bookings WHERE state = 'requested' AND dispatched = 1 ORDER BY pickup_ms").map { try $0.int("number") }
-            }
-        }
+        let open = try await serviceCall { try await store.read { c in try BookingStatements(c).searching() } }
         for number in open { try await dispatchIfNew(number) }
     }
 }

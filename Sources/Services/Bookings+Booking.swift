@@ -68,15 +68,8 @@ extension Bookings {
                     let firstRide = try Self.isFirstRide(c, request.passenger)
                     let estimate = try Self.fare(priced, chart: chart, firstRide: firstRide).total
                     let number = try Self.freeNumber(c, space: space)
-                    try c.execute("""
-                        INSERT INTO bookings (number, passenger_id, kind, state, pickup_lat_e7, pickup_lon_e7, dest_lat_e7, dest_lon_e7,
-                            pickup_ms, cab_type, seats, payment, estimate, first_ride, dispatched, created_ms, updated_ms)
-                        VALUES (\(Int64(number)), \(request.passenger), \(kind.rawValue), 'requested',
-                            \(Self.e7(request.pickup.latitude)), \(Self.e7(request.pickup.longitude)),
-                            \(Self.e7(request.destination.latitude)), \(Self.e7(request.destination.longitude)), \(pickupMs),
-                            \(request.cabType.name), \(Int64(request.seats)), \(request.payment.rawValue), \(estimate),
-                            \(firstRide ? 1 : 0), \(kind == .now ? 1 : 0), \(now), \(now))
-                        """)
+                    try BookingStatements(c).insert(number, request, kind: kind, pickupMs: pickupMs, estimate: estimate,
+                                                    firstRide: firstRide, at: now)
                     try Self.event(c, number, .requested, now, kind == .now ? "now" : "for \(pickupMs)")
                     try Self.holdPayment(c, number: number, passenger: request.passenger, method: request.payment,
                                          estimate: estimate, reference: Self.reference(number, created: now, revision: 1), now: now)
@@ -95,12 +88,11 @@ extension Bookings {
                             reference: String, now: Int64) throws {
         if method == .wallet, estimate > 0 {
             if case .payCash(let available) = try Wallet.holdFare(c, reference: reference, passenger: passenger, estimate: estimate, now: now) {
-                let reason = "the wallet holds \(available), less than the estimate: pay cash"
-                try c.execute("UPDATE bookings SET payment = 'cash', reason = \(reason) WHERE number = \(Int64(number))")
+                try BookingStatements(c).payInCash(number, reason: "the wallet holds \(available), less than the estimate: pay cash")
             }
         } else {
             try Wallet.recordCash(c, reference: reference, passenger: passenger, now: now)
-            if method == .wallet { try c.execute("UPDATE bookings SET payment = 'cash' WHERE number = \(Int64(number))") }
+            if method == .wallet { try BookingStatements(c).payInCash(number, reason: nil) }
         }
     }
 
@@ -141,17 +133,10 @@ extension Bookings {
             try await store.write(locking: Ledger.turns) { c in
                 try Idempotency.once(c, key: key, operation: "cancel", request: "\(number)|\(passenger)", now: now) {
                     let row = try Self.ownRow(c, number, passenger)
-                    let state = try row.string("state")
-                    guard state == BookingState.requested.rawValue else {
-                        throw ServiceError.conflict("booking \(number) is already \(state)")
-                    }
-                    try c.execute("""
-                        UPDATE bookings SET state = 'cancelled', reason = 'cancelled by the passenger', ended_ms = \(now), updated_ms = \(now)
-                        WHERE number = \(Int64(number))
-                        """)
+                    guard row.state == .requested else { throw ServiceError.conflict("booking \(number) is already \(row.state.rawValue)") }
+                    try BookingStatements(c).end(number, as: .cancelled, reason: "cancelled by the passenger", at: now)
                     try Self.event(c, number, .cancelled, now, "by the passenger")
-                    try Wallet.releaseFare(c, reference: Self.reference(number, created: try row.int64("created_ms"),
-                                                                        revision: try row.int64("revision")), now: now)
+                    try Wallet.releaseFare(c, reference: row.reference, now: now)
                     try Outbox.enqueue(c, user: passenger, kind: .bookingCancelled, payload: ["booking": "\(number)"], now: now)
                     return true
                 }
@@ -180,20 +165,15 @@ extension Bookings {
             try await store.write(locking: Ledger.turns) { c in
                 try Idempotency.once(c, key: key, operation: "change", request: requestText, now: now) {
                     let row = try Self.ownRow(c, number, passenger)
-                    guard try row.string("state") == BookingState.requested.rawValue, try row.int64("dispatched") == 0 else {
+                    guard row.state == .requested, !row.dispatched else {
                         throw ServiceError.conflict("booking \(number) is already being allocated")
                     }
                     try Self.refuseConflicts(c, passenger: passenger, at: pickupMs, window: settings.conflictWindow, except: number)
-                    let created = try row.int64("created_ms"), revision = try row.int64("revision")
-                    let estimate = try Self.fare(priced, chart: chart, firstRide: try row.bool("first_ride")).total
-                    try Wallet.releaseFare(c, reference: Self.reference(number, created: created, revision: revision), now: now)
-                    try c.execute("""
-                        UPDATE bookings SET pickup_lat_e7 = \(Self.e7(requested.pickup.latitude)), pickup_lon_e7 = \(Self.e7(requested.pickup.longitude)), dest_lat_e7 = \(Self.e7(requested.destination.latitude)), dest_lon_e7 = \(Self.e7(requested.destination.longitude)),
-                            pickup_ms = \(pickupMs),
-                            estimate = \(estimate), payment = \(wanted.rawValue),
-                                reason = NULL, revision = \(revision + 1),
-                                updated_ms = \(now) WHERE number = \(Int64(number))
-                        """)
+                    let created = row.createdMs, revision = row.revision
+                    let estimate = try Self.fare(priced, chart: chart, firstRide: row.firstRide).total
+                    try Wallet.releaseFare(c, reference: row.reference, now: now)
+                    try BookingStatements(c).change(number, pickup: requested.pickup, destination: requested.destination, pickupMs: pickupMs,
+                                                    estimate: estimate, payment: wanted, revision: revision + 1, at: now)
                     try Self.holdPayment(c, number: number, passenger: passenger, method: wanted, estimate: estimate,
                                          reference: Self.reference(number, created: created, revision: revision + 1), now: now)
                     try Self.event(c, number, .requested, now, "changed")

@@ -25,10 +25,8 @@ extension Bookings {
     func load(_ number: Int) async throws(ServiceError) -> Booking {
         try await serviceCall {
             try await store.read { c in
-                guard let row = try c.first("SELECT * FROM bookings WHERE number = \(Int64(number))") else {
-                    throw ServiceError.notFound("booking \(number)")
-                }
-                return try Self.decode(row)
+                guard let row = try BookingStatements(c).booking(number) else { throw ServiceError.notFound("booking \(number)") }
+                return try row.booking()
             }
         }
     }
@@ -46,15 +44,9 @@ extension Bookings {
     }
 
     func list(_ passenger: Int64, pending: Bool) async throws(ServiceError) -> [Booking] {
-        let states = BookingState.allCases.filter { $0.isPending == pending }.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+        let states = BookingState.allCases.filter { $0.isPending == pending }
         return try await serviceCall {
-            try await store.read { c in
-                // The states are the code's own spellings, written as SQL literals.
-                try c.query("""
-                    SELECT * FROM bookings WHERE passenger_id = \(passenger) AND state IN (\(sql: Statement(states)))
-                    ORDER BY pickup_ms DESC, number DESC LIMIT 200
-                    """).map(Self.decode)
-            }
+            try await store.read { c in try BookingStatements(c).bookings(of: passenger, in: states).map { try $0.booking() } }
         }
     }
 
@@ -63,11 +55,8 @@ extension Bookings {
         _ = try await booking(number, for: passenger)
         return try await serviceCall {
             try await store.read { c in
-                try c.query("SELECT state, at_ms, detail FROM booking_events WHERE booking_number = \(Int64(number)) ORDER BY id").map { row in
-                    guard let state = BookingState(rawValue: try row.string("state")) else {
-                        throw StoreError.decoding(column: "booking_events.state", expected: "a booking state")
-                    }
-                    return BookingEvent(state: state, time: date(milliseconds: try row.int64("at_ms")), detail: try row.string("detail"))
+                try BookingStatements(c).events(of: number).map {
+                    BookingEvent(state: $0.state, time: date(milliseconds: $0.atMs), detail: $0.detail)
                 }
             }
         }
@@ -104,18 +93,12 @@ extension Bookings {
         let now = milliseconds(self.now)
         try await serviceCall {
             try await store.write { c in
-                let row = try Self.ownRow(c, number, passenger)
-                guard try row.string("state") == BookingState.completed.rawValue else {
+                guard try Self.ownRow(c, number, passenger).state == .completed else {
                     throw ServiceError.conflict("booking \(number) is not completed")
                 }
-                guard try c.first("SELECT booking_number FROM feedback WHERE booking_number = \(Int64(number))") == nil else {
-                    throw ServiceError.conflict("feedback for booking \(number) was already given")
-                }
-                try c.execute("""
-                    INSERT INTO feedback (booking_number, passenger_id, driver_rating, cab_rating, experience_rating, comment, created_ms)
-                    VALUES (\(Int64(number)), \(passenger), \(Int64(feedback.driver)), \(Int64(feedback.cab)),
-                        \(Int64(feedback.experience)), \(comment), \(now))
-                    """)
+                let statements = BookingStatements(c)
+                guard try !statements.hasFeedback(number) else { throw ServiceError.conflict("feedback for booking \(number) was already given") }
+                try statements.insertFeedback(number, passenger: passenger, feedback, comment: comment, at: now)
             }
         }
     }
@@ -125,13 +108,7 @@ extension Bookings {
         _ = try await booking(number, for: passenger)
         return try await serviceCall {
             try await store.read { c in
-                try c.first("""
-                    SELECT driver_rating, cab_rating, experience_rating, comment FROM feedback
-                    WHERE booking_number = \(Int64(number))
-                    """).map {
-                    Feedback(driver: try $0.int("driver_rating"), cab: try $0.int("cab_rating"),
-                             experience: try $0.int("experience_rating"), comment: try $0.string("comment"))
-                }
+                try BookingStatements(c).feedback(number)
             }
         }
     }
@@ -145,11 +122,7 @@ extension Bookings {
         let cutoff = milliseconds(now.addingTimeInterval(-city.settings.historyRetention))
         return try await serviceCall {
             try await store.write { c in
-                let old: Statement = "SELECT number FROM bookings WHERE ended_ms IS NOT NULL AND ended_ms < \(cutoff)"
-                try c.execute("DELETE FROM booking_events WHERE booking_number IN (\(sql: old))")
-                try c.execute("DELETE FROM feedback WHERE booking_number IN (\(sql: old))")
-                try c.execute("DELETE FROM trip_points WHERE booking_number IN (\(sql: old))")
-                return try c.execute("DELETE FROM bookings WHERE ended_ms IS NOT NULL AND ended_ms < \(cutoff)")
+                try BookingStatements(c).purge(endedBefore: cutoff)
             }
         }
     }

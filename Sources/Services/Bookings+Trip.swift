@@ -40,14 +40,13 @@ extension Bookings {
         return try await serviceCall {
             try await store.write { c -> Booking? in
                 let row = try Self.driversRow(c, number, driver)
-                let state = try row.string("state")
-                if state == to.rawValue { return nil }  // a repeated tap
-                guard let current = BookingState(rawValue: state), from.contains(current) else {
-                    throw ServiceError.conflict("booking \(number) is \(state), not \(from.map(\.rawValue).sorted().joined(separator: " or "))")
+                if row.state == to { return nil }  // a repeated tap
+                guard from.contains(row.state) else {
+                    throw ServiceError.conflict("booking \(number) is \(row.state.rawValue), not \(from.map(\.rawValue).sorted().joined(separator: " or "))")
                 }
-                try c.execute("UPDATE bookings SET state = \(to.rawValue), updated_ms = \(now) WHERE number = \(Int64(number))")
+                try BookingStatements(c).setState(number, to: to, at: now)
                 try Self.event(c, number, to, now, "")
-                return try Self.decode(row)
+                return try row.booking()
             }
         }
     }
@@ -83,40 +82,30 @@ extension Bookings {
             try await store.write(locking: Ledger.turns) { c in
                 try Idempotency.once(c, key: key, operation: "complete", request: "\(number)|\(driver)|\(trip.metres)|\(trip.waitingOnTheWaySeconds)|\(tollWays)", now: now) {
                     let row = try Self.driversRow(c, number, driver)
-                    guard try row.string("state") == BookingState.started.rawValue else {
-                        throw ServiceError.conflict("booking \(number) is \(try row.string("state")), not started")
-                    }
-                    let times = try c.query("""
-                        SELECT state, at_ms FROM booking_events
-                        WHERE booking_number = \(Int64(number)) AND state IN ('arrived', 'started')
-                        ORDER BY id
-                        """)
-                    let arrivedAt = try times.last { try $0.string("state") == "arrived" }?.int64("at_ms")
-                    let startedAt = try times.last { try $0.string("state") == "started" }?.int64("at_ms")
+                    guard row.state == .started else { throw ServiceError.conflict("booking \(number) is \(row.state.rawValue), not started") }
+                    let bookings = BookingStatements(c)
+                    let times = try bookings.pickupEvents(of: number)
+                    let arrivedAt = times.last { $0.state == .arrived }?.atMs
+                    let startedAt = times.last { $0.state == .started }?.atMs
                     // Waiting is charged from the later of the cab's arrival and the time
                     // booked: a cab early for a booking for later waits on its own time.
-                    let pickupMs = try row.int64("pickup_ms")
+                    let pickupMs = row.pickupMs
                     let atPickup = arrivedAt.flatMap { a in startedAt.map { max(0, ($0 - max(a, pickupMs)) / 1000) } } ?? 0
                     let fare = try chart.fare(TripMeasure(metres: measured.metres, waitingSeconds: atPickup + measured.waitingSeconds,
-                                                          tolls: charge.total), at: rate, firstRide: try row.bool("first_ride"))
+                                                          tolls: charge.total), at: rate, firstRide: row.firstRide)
                     // What the wallet pays unasked: the estimate held plus the city's margin.
-                    let estimate = try row.int64("estimate")
+                    let estimate = row.estimate
                     let cap = estimate.multipliedReportingOverflow(by: 100 + capPercent).partialValue / 100
-                    let wallet = try row.string("payment") == PaymentMethod.wallet.rawValue
+                    let wallet = row.payment == .wallet
                     let charged = wallet ? min(fare.total, max(cap, estimate)) : fare.total
                     let awaiting = fare.total - charged
                     var flags = review.map { [$0] } ?? []
                     if awaiting > 0 { flags.append("fare \(fare.total) is above \(charged) (the estimate \(estimate) plus \(capPercent) %): \(awaiting) awaits the passenger's confirmation") }
                     let reviewText = flags.isEmpty ? nil : flags.joined(separator: "; ")
-                    let reference = Self.reference(number, created: try row.int64("created_ms"), revision: try row.int64("revision"))
-                    let paid = try Wallet.settleFare(c, reference: reference, fare: charged, driver: driver,
+                    let paid = try Wallet.settleFare(c, reference: row.reference, fare: charged, driver: driver,
                                                      commissionPercent: percent, now: now)
-                    try c.execute("""
-                        UPDATE bookings SET state = 'completed', fare = \(fare.total), ended_ms = \(now), updated_ms = \(now),
-                            billed_metres = \(measured.metres), meter_metres = \(trip.metres), review = \(reviewText),
-                            awaiting_confirmation = \(awaiting)
-                        WHERE number = \(Int64(number))
-                        """)
+                    try bookings.complete(number, fare: fare.total, billedMetres: measured.metres, meterMetres: trip.metres,
+                                          review: reviewText, awaiting: awaiting, at: now)
                     try Self.event(c, number, .completed, now, "fare \(fare.total), \(paid.method); billed \(measured.metres) m from \(measured.reports) reports, meter \(trip.metres) m"
                                                                 + (reviewText.map { "; review: \($0)" } ?? ""))
                     return TripInvoice(booking: number, base: fare.base, distance: fare.distance, waiting: fare.waiting, tolls: fare.tolls,
@@ -140,9 +129,8 @@ extension Bookings {
         let number = b.number
         let stored: [TrackPoint] = try await serviceCall {
             try await store.read { c in
-                try c.query("SELECT at_ms, lat_e7, lon_e7 FROM trip_points WHERE booking_number = \(Int64(number)) ORDER BY at_ms").map {
-                    TrackPoint(position: Coordinate(unchecked: Double(try $0.int64("lat_e7")) / 1e7, Double(try $0.int64("lon_e7")) / 1e7),
-                               time: date(milliseconds: try $0.int64("at_ms")))
+                try BookingStatements(c).points(of: number).map {
+                    TrackPoint(position: Coordinate(unchecked: Double($0.latE7) / 1e7, Double($0.lonE7) / 1e7), time: date(milliseconds: $0.atMs))
                 }
             }
         }
@@ -184,14 +172,13 @@ extension Bookings {
             try await store.write(locking: Ledger.turns) { c in
                 try Idempotency.once(c, key: key, operation: "confirm-fare", request: "\(number)|\(passenger)", now: now) { () -> Int64 in
                     let row = try Self.ownRow(c, number, passenger)
-                    let awaiting = try row.int64("awaiting_confirmation")
-                    guard awaiting > 0, let driver = try row.optionalInt64("driver_id") else {
+                    let awaiting = row.awaitingConfirmation
+                    guard awaiting > 0, let driver = row.driverID else {
                         throw ServiceError.conflict("booking \(number) has no fare awaiting confirmation")
                     }
-                    let reference = Self.reference(number, created: try row.int64("created_ms"), revision: try row.int64("revision"))
-                    try Wallet.payConfirmed(c, reference: reference, passenger: passenger, amount: awaiting, driver: driver,
+                    try Wallet.payConfirmed(c, reference: row.reference, passenger: passenger, amount: awaiting, driver: driver,
                                             commissionPercent: percent, now: now)
-                    try c.execute("UPDATE bookings SET awaiting_confirmation = 0, updated_ms = \(now) WHERE number = \(Int64(number))")
+                    try BookingStatements(c).clearAwaiting(number, at: now)
                     try Self.event(c, number, .completed, now, "the passenger confirmed \(awaiting) more")
                     return awaiting
                 }

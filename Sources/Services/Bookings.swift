@@ -139,15 +139,12 @@ public final class Bookings: Sendable {
     }
 
     static func isFirstRide(_ c: any SQLConnection, _ passenger: Int64) throws -> Bool {
-        try c.first("SELECT number FROM bookings WHERE passenger_id = \(passenger) AND state = 'completed' LIMIT 1") == nil
+        try !BookingStatements(c).hasCompletedTrip(passenger)
     }
 
     static func refuseConflicts(_ c: any SQLConnection, passenger: Int64, at pickupMs: Int64, window: TimeInterval, except: Int?) throws {
         let w = Int64(window * 1000)
-        if try c.first("""
-            SELECT number FROM bookings WHERE passenger_id = \(passenger) AND state IN ('requested', 'allocated', 'arrived', 'started')
-                AND pickup_ms >= \(pickupMs - w) AND pickup_ms <= \(pickupMs + w) AND number <> \(Int64(except ?? 0)) LIMIT 1
-            """) != nil {
+        if try BookingStatements(c).hasLiveBooking(passenger, pickupIn: (pickupMs - w)...(pickupMs + w), except: except ?? 0) {
             throw ServiceError.conflict("already a booking exists")
         }
     }
@@ -161,34 +158,27 @@ public final class Bookings: Sendable {
         while high <= 999_999_999_999 {
             for _ in 0..<32 {
                 let n = Int.random(in: low...high, using: &rng)
-                if try c.first("SELECT number FROM bookings WHERE number = \(Int64(n))") == nil { return n }
+                if try !BookingStatements(c).isTaken(n) { return n }
             }
             (low, high) = (high + 1, high * 10 + 9)
         }
         throw ServiceError.conflict("no free booking number")
     }
 
-    static func ownRow(_ c: any SQLConnection, _ number: Int, _ passenger: Int64) throws -> Row {
-        guard let row = try c.first("""
-            SELECT * FROM bookings
-            WHERE number = \(Int64(number)) AND passenger_id = \(passenger)
-            """) else { throw ServiceError.notFound("booking \(number)") }
+    /// A booking of `passenger`'s; another passenger's is `notFound`, as an unknown one is.
+    static func ownRow(_ c: any SQLConnection, _ number: Int, _ passenger: Int64) throws -> BookingStatements.BookingRow {
+        guard let row = try BookingStatements(c).booking(number, passenger: passenger) else { throw ServiceError.notFound("booking \(number)") }
         return row
     }
 
-    static func driversRow(_ c: any SQLConnection, _ number: Int, _ driver: Int64) throws -> Row {
-        guard let row = try c.first("""
-            SELECT * FROM bookings
-            WHERE number = \(Int64(number)) AND driver_id = \(driver)
-            """) else { throw ServiceError.notFound("booking \(number)") }
+    /// A booking allocated to `driver`; any other is `notFound`.
+    static func driversRow(_ c: any SQLConnection, _ number: Int, _ driver: Int64) throws -> BookingStatements.BookingRow {
+        guard let row = try BookingStatements(c).booking(number, driver: driver) else { throw ServiceError.notFound("booking \(number)") }
         return row
     }
 
     static func event(_ c: any SQLConnection, _ number: Int, _ state: BookingState, _ now: Int64, _ detail: String) throws {
-        try c.execute("""
-            INSERT INTO booking_events (booking_number, state, at_ms, detail)
-            VALUES (\(Int64(number)), \(state.rawValue), \(now), \(detail))
-            """)
+        try BookingStatements(c).insertEvent(number, state, at: now, detail: detail)
     }
 
     /// The payment reference of a booking's revision: unique even when a purged booking's
@@ -198,22 +188,6 @@ public final class Bookings: Sendable {
     static func e7(_ degrees: Double) -> Int64 { Int64((degrees * 1e7).rounded()) }
     static func e7(_ c: Coordinate) -> String { "\(e7(c.latitude)),\(e7(c.longitude))" }
 
-    static func decode(_ row: Row) throws -> Booking {
-        func place(_ lat: String, _ lon: String) throws -> Coordinate {
-            Coordinate(unchecked: Double(try row.int64(lat)) / 1e7, Double(try row.int64(lon)) / 1e7)
-        }
-        guard let kind = Booking.Kind(rawValue: try row.string("kind")), let state = BookingState(rawValue: try row.string("state")),
-              let payment = PaymentMethod(rawValue: try row.string("payment")) else {
-            throw StoreError.decoding(column: "bookings.kind/state/payment", expected: "a known value")
-        }
-        return Booking(number: try row.int("number"), passenger: try row.int64("passenger_id"), kind: kind, state: state,
-                       pickup: try place("pickup_lat_e7", "pickup_lon_e7"), destination: try place("dest_lat_e7", "dest_lon_e7"),
-                       pickupTime: date(milliseconds: try row.int64("pickup_ms")), cabType: CabType(try row.string("cab_type")),
-                       seats: try row.int("seats"), payment: payment, estimate: try row.int64("estimate"),
-                       cab: try row.optionalString("cab_id"), driver: try row.optionalInt64("driver_id"),
-                       etaSeconds: try row.optionalInt64("eta_seconds").map { Int($0) }, reason: try row.optionalString("reason"),
-                       fare: try row.optionalInt64("fare"), created: date(milliseconds: try row.int64("created_ms")))
-    }
 }
 
 /// Routers for the services' threads: one is taken for a query and given back.

@@ -65,23 +65,13 @@ public struct Housekeeping: Sendable {
         let answers = now - Int64(s.idempotencyAnswers * 1000), sent = now - Int64(s.sentNotifications * 1000)
         return try await serviceCall {
             try await store.write { c in
+                let accounts = AccountStatements(c)
                 var purged = Purged()
-                purged.sessions = try c.execute("DELETE FROM sessions WHERE expires_ms < \(sessions) OR ended_ms < \(sessions)")
-                purged.resets = try c.execute("DELETE FROM password_resets WHERE expires_ms < \(resets) OR used_ms < \(resets)")
-                purged.idempotency = try c.execute("DELETE FROM idempotency WHERE created_ms < \(answers)")
-                // Sent ones, and the records of codes and reset links whose one send failed (they
-                // are never retried from the outbox: the secret is not stored).
-                purged.notifications = try c.execute("""
-                    DELETE FROM outbox WHERE sent_ms < \(sent)
-                        OR (sent_ms IS NULL AND kind IN ('password-reset', 'verification-code') AND created_ms < \(sent))
-                    """)
-                // Login names tried that match no account, and registrations nobody verified.
-                try c.execute("DELETE FROM login_probes WHERE last_ms < \(sessions)")
-                try c.execute("DELETE FROM verification_codes WHERE expires_ms < \(sessions)")
-                purged.unverified = try c.execute("""
-                    DELETE FROM users WHERE verified_ms IS NULL AND created_ms < \(sessions)
-                        AND id NOT IN (SELECT user_id FROM verification_codes)
-                    """)
+                purged.sessions = try accounts.purgeSessions(endedBefore: sessions)
+                purged.resets = try accounts.purgeResets(endedBefore: resets)
+                purged.idempotency = try Idempotency.purge(c, before: answers)
+                purged.notifications = try OutboxStatements(c).purge(before: sent)
+                purged.unverified = try accounts.purgeUnverified(before: sessions)
                 return purged
             }
         }

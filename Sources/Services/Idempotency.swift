@@ -63,9 +63,7 @@ enum Idempotency {
     ///   operation or request.
     static func stored<R: Decodable>(_ type: R.Type, _ connection: any SQLConnection, key: IdempotencyKey,
                                      operation: String, request: String) throws -> R? {
-        guard let record = try connection.fetchOne(StoredAnswer.self, """
-            SELECT operation, request_hash, response FROM idempotency WHERE key = \(key.rawValue)
-            """) else { return nil }
+        guard let record = try answer(connection, key: key) else { return nil }
         guard record.operation == operation, record.requestHash == hash(operation + "\n" + request) else {
             throw ServiceError.idempotencyKeyReused(key.rawValue)
         }
@@ -75,8 +73,18 @@ enum Idempotency {
     /// The stored answer for `key` whatever the request was: for a step that continues a call
     /// already checked (a gateway's callback finishing a refill).
     static func stored<R: Decodable>(_ type: R.Type, _ connection: any SQLConnection, key: IdempotencyKey) throws -> R? {
-        try connection.first("SELECT response FROM idempotency WHERE key = \(key.rawValue)")
-            .map { try decode(type, try $0.string("response")) }
+        try answer(connection, key: key).map { try decode(type, $0.response) }
+    }
+
+    // The statements of the idempotency table, in one place.
+
+    private static func answer(_ connection: any SQLConnection, key: IdempotencyKey) throws -> StoredAnswer? {
+        try connection.fetchOne(StoredAnswer.self, "SELECT operation, request_hash, response FROM idempotency WHERE key = \(key.rawValue)")
+    }
+
+    /// Deletes the answers stored before `cutoff`; returns how many.
+    static func purge(_ connection: any SQLConnection, before cutoff: Int64) throws -> Int {
+        try connection.execute("DELETE FROM idempotency WHERE created_ms < \(cutoff)")
     }
 
     /// Stores the first answer for `key`, in the caller's transaction.

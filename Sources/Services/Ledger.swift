@@ -15,7 +15,7 @@ import Storage
 /// company's commission, credit-normal), and `gateway` (money the payment gateway owes the
 /// company for approved card payments, debit-normal).
 enum Ledger {
-    enum Normal: String { case debit, credit }
+    enum Normal: String, Decodable { case debit, credit }
 
     /// What a transaction that moves money passes as `locking:` to the store: every such
     /// transaction updates `escrow`, `revenue` or `gateway`, so on PostgreSQL they would
@@ -31,10 +31,7 @@ enum Ledger {
 
     /// Creates an account unless it exists.
     static func open(_ c: any SQLConnection, _ id: String, normal: Normal, noOverdraft: Bool) throws {
-        try c.execute("""
-            INSERT INTO ledger_accounts (id, normal, no_overdraft) VALUES (\(id), \(normal.rawValue), \(SQLValue(noOverdraft)))
-            ON CONFLICT (id) DO NOTHING
-            """)
+        try LedgerStatements(c).open(id, normal: normal, noOverdraft: noOverdraft)
     }
 
     /// The company's own accounts, created once per database.
@@ -68,15 +65,10 @@ enum Ledger {
     }
 
     static func balances(_ c: any SQLConnection, _ id: String) throws -> Balances? {
-        guard let row = try c.first("""
-            SELECT normal, no_overdraft, debits_posted, credits_posted, debits_pending, credits_pending
-            FROM ledger_accounts WHERE id = \(id)
-            """) else { return nil }
-        return Balances(
-            normal: try row.string("normal") == "debit" ? .debit : .credit,
-            noOverdraft: try row.bool("no_overdraft"),
-            debitsPosted: try row.int64("debits_posted"), creditsPosted: try row.int64("credits_posted"),
-            debitsPending: try row.int64("debits_pending"), creditsPending: try row.int64("credits_pending"))
+        try LedgerStatements(c).account(id).map {
+            Balances(normal: $0.normal, noOverdraft: $0.noOverdraft, debitsPosted: $0.debitsPosted, creditsPosted: $0.creditsPosted,
+                     debitsPending: $0.debitsPending, creditsPending: $0.creditsPending)
+        }
     }
 
     enum TransferFailure: Error, Equatable {
@@ -113,29 +105,20 @@ enum Ledger {
         try check(c, debit: debit, amount: amount)
         let id = try insert(c, key: key, debit: debit, credit: credit, amount: amount, phase: pending ? "pending" : "single",
                             pendingID: nil, reference: reference, now: now)
-        // Column names from two fixed spellings, never from input.
-        let debits = Statement(pending ? "debits_pending" : "debits_posted"), credits = Statement(pending ? "credits_pending" : "credits_posted")
-        try c.execute("UPDATE ledger_accounts SET \(sql: debits) = \(sql: debits) + \(amount) WHERE id = \(debit)")
-        try c.execute("UPDATE ledger_accounts SET \(sql: credits) = \(sql: credits) + \(amount) WHERE id = \(credit)")
+        let ledger = LedgerStatements(c)
+        try ledger.add(amount, to: pending ? .debitsPending : .debitsPosted, of: debit)
+        try ledger.add(amount, to: pending ? .creditsPending : .creditsPosted, of: credit)
         return id
     }
 
-    struct Pending {
+    /// A pending transfer as stored.
+    struct Pending: Decodable {
         var id: Int64
         var debit: String
         var credit: String
         var amount: Int64
         var resolved: Bool
-    }
-
-    static func pending(_ c: any SQLConnection, id: Int64) throws -> Pending? {
-        guard let row = try c.first("""
-            SELECT id, debit_account, credit_account, amount, resolved FROM ledger_transfers
-            WHERE id = \(id) AND phase = 'pending'
-            """) else { return nil }
-        return Pending(id: try row.int64("id"), debit: try row.string("debit_account"),
-                       credit: try row.string("credit_account"), amount: try row.int64("amount"),
-                       resolved: try row.bool("resolved"))
+        enum CodingKeys: String, CodingKey { case id, debit = "debit_account", credit = "credit_account", amount, resolved }
     }
 
     /// Resolves a pending transfer: posts `amount` (at most the held amount; 0 voids it) and
@@ -143,21 +126,22 @@ enum Ledger {
     /// `resolved` flag makes a second resolution here a no-op.
     static func resolve(_ c: any SQLConnection, pendingID: Int64, post amount: Int64, key: String,
                         reference: String, now: Int64) throws {
-        guard let p = try pending(c, id: pendingID) else {
+        let ledger = LedgerStatements(c)
+        guard let p = try ledger.pending(pendingID) else {
             throw StoreError.statement("pending transfer \(pendingID) is missing")
         }
         if p.resolved { return }
         guard amount >= 0 && amount <= p.amount else {
             throw StoreError.statement("posting \(amount) of a hold of \(p.amount)")
         }
-        try c.execute("UPDATE ledger_transfers SET resolved = 1 WHERE id = \(p.id)")
-        try c.execute("UPDATE ledger_accounts SET debits_pending = debits_pending - \(p.amount) WHERE id = \(p.debit)")
-        try c.execute("UPDATE ledger_accounts SET credits_pending = credits_pending - \(p.amount) WHERE id = \(p.credit)")
+        try ledger.markResolved(p.id)
+        try ledger.add(-p.amount, to: .debitsPending, of: p.debit)
+        try ledger.add(-p.amount, to: .creditsPending, of: p.credit)
         if amount > 0 {
             try insert(c, key: key, debit: p.debit, credit: p.credit, amount: amount, phase: "post",
                        pendingID: p.id, reference: reference, now: now)
-            try c.execute("UPDATE ledger_accounts SET debits_posted = debits_posted + \(amount) WHERE id = \(p.debit)")
-            try c.execute("UPDATE ledger_accounts SET credits_posted = credits_posted + \(amount) WHERE id = \(p.credit)")
+            try ledger.add(amount, to: .debitsPosted, of: p.debit)
+            try ledger.add(amount, to: .creditsPosted, of: p.credit)
         } else {
             try insert(c, key: key, debit: p.debit, credit: p.credit, amount: p.amount, phase: "void",
                        pendingID: p.id, reference: reference, now: now)
@@ -165,20 +149,14 @@ enum Ledger {
     }
 
     private static func existingTransfer(_ c: any SQLConnection, _ key: String) throws -> Int64? {
-        try c.first("SELECT id FROM ledger_transfers WHERE transfer_key = \(key)")?.int64("id")
+        try LedgerStatements(c).transfer(key: key)
     }
 
     @discardableResult
     private static func insert(_ c: any SQLConnection, key: String, debit: String, credit: String, amount: Int64,
                                phase: String, pendingID: Int64?, reference: String, now: Int64) throws -> Int64 {
-        guard let row = try c.first("""
-            INSERT INTO ledger_transfers
-                (transfer_key, debit_account, credit_account, amount, phase, pending_id, reference, created_ms)
-            VALUES (\(key), \(debit), \(credit), \(amount), \(phase), \(SQLValue(pendingID)), \(reference), \(now)) RETURNING id
-            """) else {
-            throw StoreError.statement("insert into ledger_transfers returned no id")
-        }
-        return try row.int64("id")
+        try LedgerStatements(c).insertTransfer(key: key, debit: debit, credit: credit, amount: amount, phase: phase,
+                                               pendingID: pendingID, reference: reference, at: now)
     }
 }
 
@@ -210,27 +188,22 @@ public struct LedgerAudit: Sendable, Equatable {
     /// Audits the ledger of `store` in one read transaction.
     public static func run(on store: any SQLStore) throws -> LedgerAudit {
         try store.blockingRead { c in
-            let accounts = try c.query("""
-                SELECT id, normal, no_overdraft, debits_posted, credits_posted, debits_pending, credits_pending
-                FROM ledger_accounts ORDER BY id
-                """)
-            // The sums each account should hold, from the transfers: posted = single and
-            // post phases; pending = unresolved pending phases.
-            let debitSums = try sums(c, side: "debit_account")
-            let creditSums = try sums(c, side: "credit_account")
+            let ledger = LedgerStatements(c)
+            // The sums each account should hold, from the transfers alone.
+            let debitSums = try sums(ledger, on: .debit), creditSums = try sums(ledger, on: .credit)
             var audit = LedgerAudit(mismatchedAccounts: [], overdrawnAccounts: [], totalDebitsPosted: 0,
                                     totalCreditsPosted: 0, totalDebitsPending: 0, totalCreditsPending: 0,
-                                    transfers: try c.first("SELECT COUNT(*) AS n FROM ledger_transfers")?.int("n") ?? 0)
-            for row in accounts {
-                let id = try row.string("id")
-                let dp = try row.int64("debits_posted"), cp = try row.int64("credits_posted")
-                let dq = try row.int64("debits_pending"), cq = try row.int64("credits_pending")
+                                    transfers: Int(clamping: try ledger.transferCount()))
+            for account in try ledger.accounts() {
+                let id = account.id
+                let dp = account.debitsPosted, cp = account.creditsPosted
+                let dq = account.debitsPending, cq = account.creditsPending
                 let d = debitSums[id] ?? (0, 0), cr = creditSums[id] ?? (0, 0)
                 if dp != d.posted || dq != d.pending || cp != cr.posted || cq != cr.pending {
                     audit.mismatchedAccounts.append(id)
                 }
-                if try row.bool("no_overdraft") {
-                    let credit = try row.string("normal") == "credit"
+                if account.noOverdraft {
+                    let credit = account.normal == .credit
                     if credit ? dp + dq > cp : cp + cq > dp { audit.overdrawnAccounts.append(id) }
                 }
                 audit.totalDebitsPosted += dp
@@ -242,18 +215,9 @@ public struct LedgerAudit: Sendable, Equatable {
         }
     }
 
-    private static func sums(_ c: any SQLConnection, side: String) throws -> [String: (posted: Int64, pending: Int64)] {
+    private static func sums(_ ledger: LedgerStatements, on side: LedgerStatements.Side) throws -> [String: (posted: Int64, pending: Int64)] {
         var out: [String: (posted: Int64, pending: Int64)] = [:]
-        // A column name (one of two fixed spellings), spliced as SQL: not a value.
-        let column = Statement(side)
-        for row in try c.query("""
-            SELECT \(sql: column) AS account,
-                CAST(COALESCE(SUM(CASE WHEN phase IN ('single', 'post') THEN amount ELSE 0 END), 0) AS BIGINT) AS posted,
-                CAST(COALESCE(SUM(CASE WHEN phase = 'pending' AND resolved = 0 THEN amount ELSE 0 END), 0) AS BIGINT) AS pending
-            FROM ledger_transfers GROUP BY \(sql: column)
-            """) {
-            out[try row.string("account")] = (try row.int64("posted"), try row.int64("pending"))
-        }
+        for row in try ledger.sums(on: side) { out[row.account] = (row.posted, row.pending) }
         return out
     }
 }

@@ -134,57 +134,6 @@ public struct Outbox: Sendable {
     }
 }
 
-/// Every statement of the outbox, in one place: values bound where they appear, rows
-/// decoded by column name.
-struct OutboxStatements {
-    let c: any SQLConnection
-    init(_ c: any SQLConnection) { self.c = c }
-
-    /// A notification waiting to be sent.
-    struct Record: Decodable {
-        let id: Int64
-        let userID: Int64?
-        let kind: String
-        let payload: String
-        let attempts: Int64
-        enum CodingKeys: String, CodingKey { case id, userID = "user_id", kind, payload, attempts }
-    }
-
-    /// Up to `limit` notifications due at `now`, oldest due first. Reset links and
-    /// verification codes are sent by `Accounts` itself, which holds their secrets.
-    func due(at now: Int64, limit: Int) throws -> [Record] {
-        try c.fetchAll(Record.self, """
-            SELECT id, user_id, kind, payload, attempts FROM outbox
-            WHERE sent_ms IS NULL AND set_aside_ms IS NULL AND next_attempt_ms <= \(now)
-                AND kind NOT IN ('password-reset', 'verification-code')
-            ORDER BY next_attempt_ms, id LIMIT \(limit)
-            """)
-    }
-
-    func markSent(_ id: Int64, at now: Int64, attempts: Int64) throws {
-        try c.execute("UPDATE outbox SET sent_ms = \(now), attempts = \(attempts) WHERE id = \(id)")
-    }
-
-    func setAside(_ id: Int64, at now: Int64, attempts: Int64) throws {
-        try c.execute("UPDATE outbox SET attempts = \(attempts), set_aside_ms = \(now) WHERE id = \(id)")
-    }
-
-    func retry(_ id: Int64, at next: Int64, attempts: Int64) throws {
-        try c.execute("UPDATE outbox SET attempts = \(attempts), next_attempt_ms = \(next) WHERE id = \(id)")
-    }
-
-    /// Writes a notification; returns its id.
-    func insert(user: Int64?, kind: String, payload: String, at now: Int64, sent: Int64?) throws -> Int64 {
-        guard let row = try c.first("""
-            INSERT INTO outbox (user_id, kind, payload, created_ms, sent_ms)
-            VALUES (\(user), \(kind), \(payload), \(now), \(sent)) RETURNING id
-            """) else {
-            throw StoreError.statement("insert into outbox returned no id")
-        }
-        return try row.int64("id")
-    }
-}
-
 /// A notifier that keeps what it was given, for tests and the demo.
 ///
 /// `Sendable`: its list sits behind a lock.

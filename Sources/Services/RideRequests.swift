@@ -195,28 +195,15 @@ public struct RideRequests: Sendable {
         let fingerprint = "\(Bookings.e7(draft.source))|\(Bookings.e7(draft.destination))|\(draft.fare)|\(source)|\(destination)|\(description)"
         let id: Int64 = try await serviceCall {
             try await store.write { c in
-                if let row = try c.first("""
-                    SELECT id, fingerprint FROM ride_requests
-                    WHERE rider_id = \(draft.rider) AND client_id = \(draft.clientID)
-                    """) {
-                    guard try row.string("fingerprint") == Idempotency.hash(fingerprint) else {
-                        throw ServiceError.idempotencyKeyReused(draft.clientID)
-                    }
-                    return try row.int64("id")
+                let requests = RideRequestStatements(c)
+                if let existing = try requests.request(rider: draft.rider, clientID: draft.clientID) {
+                    guard existing.fingerprint == Idempotency.hash(fingerprint) else { throw ServiceError.idempotencyKeyReused(draft.clientID) }
+                    return existing.id
                 }
                 try Users.require(c, draft.rider, role: .passenger)
-                guard let row = try c.first("""
-                    INSERT INTO ride_requests (client_id, fingerprint, rider_id, status, source_lat_e7, source_lon_e7, dest_lat_e7, dest_lon_e7,
-                        cell, source_address, dest_address, description, fare, metres, created_ms, updated_ms)
-                    VALUES (\(draft.clientID), \(Idempotency.hash(fingerprint)), \(draft.rider), 'open',
-                        \(Bookings.e7(draft.source.latitude)), \(Bookings.e7(draft.source.longitude)),
-                        \(Bookings.e7(draft.destination.latitude)), \(Bookings.e7(draft.destination.longitude)),
-                        \(Self.cell(draft.source)), \(source), \(destination), \(description), \(draft.fare), \(metres),
-                        \(now), \(now)) RETURNING id
-                    """) else {
-                    throw StoreError.statement("INSERT … RETURNING gave no row")
-                }
-                return try row.int64("id")
+                return try requests.insert(draft, fingerprint: Idempotency.hash(fingerprint), cell: Self.cell(draft.source),
+                                           sourceAddress: source, destinationAddress: destination, description: description,
+                                           metres: metres, at: now)
             }
         }
         return try await request(id)
@@ -226,10 +213,9 @@ public struct RideRequests: Sendable {
     public func request(_ id: Int64) async throws(ServiceError) -> RideRequestRecord {
         try await serviceCall {
             try await store.read { c in
-                guard let row = try c.first("SELECT * FROM ride_requests WHERE id = \(id)") else {
-                    throw ServiceError.notFound("ride request \(id)")
-                }
-                return try Self.decode(row, c)
+                let requests = RideRequestStatements(c)
+                guard let row = try requests.request(id) else { throw ServiceError.notFound("ride request \(id)") }
+                return row.record(acceptedBy: try requests.acceptances(of: [id])[id] ?? [])
             }
         }
     }
@@ -243,19 +229,13 @@ public struct RideRequests: Sendable {
         }
         let keyword = try search.keyword.map { k throws(ServiceError) in try Validate.text(k, field: "keyword", maximum: 100) }
         let address = try search.address.map { a throws(ServiceError) in try Validate.text(a, field: "address", maximum: 200) }
-        var query: Statement = "SELECT * FROM ride_requests WHERE status IN ('open', 'accepted')"
-        if let near = search.near {
-            let cells = Self.cellRanges(around: near, metres: search.withinMetres).map { r -> Statement in
-                "cell BETWEEN \(r.lowerBound) AND \(r.upperBound)"
-            }
-            query.append(" AND (\(sql: .joined(cells, separator: " OR ")))")
-        }
-        if let v = search.minimumFare { query.append(" AND fare >= \(v)") }
-        if let v = search.maximumFare { query.append(" AND fare <= \(v)") }
-        query.append(" ORDER BY created_ms DESC, id DESC LIMIT 5000")
+        let cells = search.near.map { Self.cellRanges(around: $0, metres: search.withinMetres) }
         // Acceptances are read only for the answers kept, not for every candidate row.
-        let rows: [RideRequestRecord] = try await serviceCall { [query] in
-            try await store.read { c in try c.query(query).map { try Self.decode($0, c, withAcceptances: false) } }
+        let rows: [RideRequestRecord] = try await serviceCall {
+            try await store.read { c in
+                try RideRequestStatements(c).searchable(cells: cells, minimumFare: search.minimumFare, maximumFare: search.maximumFare)
+                    .map { $0.record(acceptedBy: []) }
+            }
         }
         let words = { (text: String?) in text.map(Self.words) ?? [] }
         let keywordWords = words(keyword), addressWords = words(address)
@@ -283,7 +263,7 @@ public struct RideRequests: Sendable {
         var answers = Array(matches.prefix(search.limit))
         let ids = answers.map(\.request.id)
         let accepted: [Int64: [Int64]] = try await serviceCall {
-            try await store.read { c in try Self.acceptances(c, of: ids) }
+            try await store.read { c in try RideRequestStatements(c).acceptances(of: ids) }
         }
         for k in answers.indices { answers[k].request.acceptedBy = accepted[answers[k].request.id] ?? [] }
         return answers
@@ -297,20 +277,18 @@ public struct RideRequests: Sendable {
         let now = milliseconds(clock.now())
         try await serviceCall {
             try await store.write { c in
-                if let row = try c.first("SELECT request_id FROM ride_acceptances WHERE driver_id = \(driver) AND client_id = \(clientID)") {
-                    guard try row.int64("request_id") == id else { throw ServiceError.idempotencyKeyReused(clientID) }
+                let requests = RideRequestStatements(c)
+                if let accepted = try requests.acceptedRequest(driver: driver, clientID: clientID) {
+                    guard accepted == id else { throw ServiceError.idempotencyKeyReused(clientID) }
                     return
                 }
                 try Users.require(c, driver, role: .driver)
-                let status = try Self.status(c, id)
+                guard let status = try requests.status(of: id) else { throw ServiceError.notFound("ride request \(id)") }
                 if status == .confirmed { throw ServiceError.conflict("ride request \(id) is already confirmed with another driver") }
                 guard status == .open || status == .accepted else { throw Self.conflict(id, status) }
-                if try c.first("SELECT driver_id FROM ride_acceptances WHERE request_id = \(id) AND driver_id = \(driver)") != nil { return }
-                try c.execute("""
-                    INSERT INTO ride_acceptances (request_id, driver_id, client_id, created_ms)
-                    VALUES (\(id), \(driver), \(clientID), \(now))
-                    """)
-                try c.execute("UPDATE ride_requests SET status = 'accepted', updated_ms = \(now) WHERE id = \(id)")
+                if try requests.hasAccepted(id, driver: driver) { return }
+                try requests.insertAcceptance(id, driver: driver, clientID: clientID, at: now)
+                try requests.setStatus(id, to: .accepted, at: now)
             }
         }
         return try await request(id)
@@ -321,14 +299,14 @@ public struct RideRequests: Sendable {
         let now = milliseconds(clock.now())
         try await serviceCall {
             try await store.write { c in
-                let row = try Self.ridersRow(c, id, rider)
-                let status = try Self.decodeStatus(row)
-                if status == .confirmed, try row.optionalInt64("driver_id") == driver { return }
-                guard status == .accepted else { throw Self.conflict(id, status) }
-                guard try c.first("SELECT driver_id FROM ride_acceptances WHERE request_id = \(id) AND driver_id = \(driver)") != nil else {
+                let requests = RideRequestStatements(c)
+                let row = try Self.ridersRow(requests, id, rider)
+                if row.status == .confirmed, row.driverID == driver { return }
+                guard row.status == .accepted else { throw Self.conflict(id, row.status) }
+                guard try requests.hasAccepted(id, driver: driver) else {
                     throw ServiceError.invalid(field: "driver", reason: "driver \(driver) did not accept ride request \(id)")
                 }
-                try c.execute("UPDATE ride_requests SET status = 'confirmed', driver_id = \(driver), updated_ms = \(now) WHERE id = \(id)")
+                try requests.confirm(id, driver: driver, at: now)
             }
         }
         return try await request(id)
@@ -339,12 +317,11 @@ public struct RideRequests: Sendable {
         let now = milliseconds(clock.now())
         try await serviceCall {
             try await store.write { c in
-                guard let row = try c.first("SELECT status, driver_id FROM ride_requests WHERE id = \(id)"),
-                      try row.optionalInt64("driver_id") == driver else { throw ServiceError.notFound("ride request \(id)") }
-                let status = try Self.decodeStatus(row)
-                if status == .completed { return }
-                guard status == .confirmed else { throw Self.conflict(id, status) }
-                try c.execute("UPDATE ride_requests SET status = 'completed', updated_ms = \(now) WHERE id = \(id)")
+                let requests = RideRequestStatements(c)
+                guard let row = try requests.request(id), row.driverID == driver else { throw ServiceError.notFound("ride request \(id)") }
+                if row.status == .completed { return }
+                guard row.status == .confirmed else { throw Self.conflict(id, row.status) }
+                try requests.setStatus(id, to: .completed, at: now)
             }
         }
         return try await request(id)
@@ -357,14 +334,14 @@ public struct RideRequests: Sendable {
         return try await serviceCall {
             try await store.write(locking: Ledger.turns) { c in
                 try Idempotency.once(c, key: key, operation: "ride-pay", request: "\(id)|\(rider)", now: now) {
-                    let row = try Self.ridersRow(c, id, rider)
-                    let status = try Self.decodeStatus(row)
-                    guard status == .completed else { throw Self.conflict(id, status) }
-                    let fare = try row.int64("fare"), driver = try row.int64("driver_id")
+                    let requests = RideRequestStatements(c)
+                    let row = try Self.ridersRow(requests, id, rider)
+                    guard row.status == .completed, let driver = row.driverID else { throw Self.conflict(id, row.status) }
+                    let fare = row.fare
                     let reference = "ride:\(id)"
                     _ = try Wallet.holdFare(c, reference: reference, passenger: rider, estimate: fare, now: now)
                     let paid = try Wallet.settleFare(c, reference: reference, fare: fare, driver: driver, commissionPercent: percent, now: now)
-                    try c.execute("UPDATE ride_requests SET status = 'paid', updated_ms = \(now) WHERE id = \(id)")
+                    try requests.setStatus(id, to: .paid, at: now)
                     return paid
                 }
             }
@@ -376,10 +353,11 @@ public struct RideRequests: Sendable {
         let now = milliseconds(clock.now())
         try await serviceCall {
             try await store.write { c in
-                let status = try Self.decodeStatus(try Self.ridersRow(c, id, rider))
+                let requests = RideRequestStatements(c)
+                let status = try Self.ridersRow(requests, id, rider).status
                 if status == .cancelled { return }
                 guard [.open, .accepted, .confirmed].contains(status) else { throw Self.conflict(id, status) }
-                try c.execute("UPDATE ride_requests SET status = 'cancelled', updated_ms = \(now) WHERE id = \(id)")
+                try requests.setStatus(id, to: .cancelled, at: now)
             }
         }
         return try await request(id)
@@ -395,52 +373,10 @@ public struct RideRequests: Sendable {
         }
     }
 
-    static func status(_ c: any SQLConnection, _ id: Int64) throws -> RideRequestStatus {
-        guard let row = try c.first("SELECT status FROM ride_requests WHERE id = \(id)") else {
-            throw ServiceError.notFound("ride request \(id)")
-        }
-        return try decodeStatus(row)
-    }
-
-    static func decodeStatus(_ row: Row) throws -> RideRequestStatus {
-        guard let s = RideRequestStatus(rawValue: try row.string("status")) else {
-            throw StoreError.decoding(column: "ride_requests.status", expected: "a ride request status")
-        }
-        return s
-    }
-
-    static func ridersRow(_ c: any SQLConnection, _ id: Int64, _ rider: Int64) throws -> Row {
-        guard let row = try c.first("SELECT * FROM ride_requests WHERE id = \(id) AND rider_id = \(rider)") else {
-            throw ServiceError.notFound("ride request \(id)")
-        }
+    /// A request of `rider`'s; another rider's is `notFound`, as an unknown one is.
+    static func ridersRow(_ requests: RideRequestStatements, _ id: Int64, _ rider: Int64) throws -> RideRequestStatements.RequestRow {
+        guard let row = try requests.request(id, of: rider) else { throw ServiceError.notFound("ride request \(id)") }
         return row
-    }
-
-    /// The drivers who accepted each request, in order, in one query.
-    static func acceptances(_ c: any SQLConnection, of ids: [Int64]) throws -> [Int64: [Int64]] {
-        guard !ids.isEmpty else { return [:] }
-        let list = Statement.joined(ids.map { id -> Statement in "\(id)" }, separator: ", ")
-        var out: [Int64: [Int64]] = [:]
-        for row in try c.query("""
-            SELECT request_id, driver_id FROM ride_acceptances WHERE request_id IN (\(sql: list)) ORDER BY created_ms, driver_id
-            """) {
-            out[try row.int64("request_id"), default: []].append(try row.int64("driver_id"))
-        }
-        return out
-    }
-
-    static func decode(_ row: Row, _ c: any SQLConnection, withAcceptances: Bool = true) throws -> RideRequestRecord {
-        let id = try row.int64("id")
-        let drivers = withAcceptances ? try acceptances(c, of: [id])[id] ?? [] : []
-        func place(_ lat: String, _ lon: String) throws -> Coordinate {
-            Coordinate(unchecked: Double(try row.int64(lat)) / 1e7, Double(try row.int64(lon)) / 1e7)
-        }
-        return RideRequestRecord(id: id, clientID: try row.string("client_id"), rider: try row.int64("rider_id"),
-                                 status: try decodeStatus(row), source: try place("source_lat_e7", "source_lon_e7"),
-                                 destination: try place("dest_lat_e7", "dest_lon_e7"), sourceAddress: try row.string("source_address"),
-                                 destinationAddress: try row.string("dest_address"), description: try row.string("description"),
-                                 fare: try row.int64("fare"), metres: try row.int64("metres"), acceptedBy: drivers,
-                                 driver: try row.optionalInt64("driver_id"), created: date(milliseconds: try row.int64("created_ms")))
     }
 
     /// Cells of 0.01° × 0.01°: row (latitude) × 36,000 + column (longitude).

@@ -157,14 +157,9 @@ public struct Wallet: Sendable {
                 let revenue = try Ledger.balances(c, Ledger.revenue)
                 let escrow = try Ledger.balances(c, Ledger.escrow)
                 let gateway = try Ledger.balances(c, Ledger.gateway)
-                let drivers = try c.first("""
-                    SELECT CAST(COALESCE(SUM(credits_posted - debits_posted), 0) AS BIGINT) AS owed
-                    FROM ledger_accounts WHERE id LIKE 'driver:%'
-                    """)?.int64("owed") ?? 0
-                let wallets = try c.first("""
-                    SELECT CAST(COALESCE(SUM(credits_posted - debits_posted), 0) AS BIGINT) AS owed
-                    FROM ledger_accounts WHERE id LIKE 'wallet:%'
-                    """)?.int64("owed") ?? 0
+                let ledger = LedgerStatements(c)
+                let drivers = try ledger.postedCredit(ofAccountsStartingWith: "driver:")
+                let wallets = try ledger.postedCredit(ofAccountsStartingWith: "wallet:")
                 return CompanyAccounts(revenue: revenue?.posted ?? 0, escrowHeld: escrow?.creditsPending ?? 0,
                                        gatewayOwes: gateway?.posted ?? 0, owedToDrivers: drivers, owedToPassengers: wallets)
             }
@@ -192,20 +187,14 @@ public struct Wallet: Sendable {
                 if let answer = try Idempotency.stored(RefillResult.self, c, key: key, operation: "refill", request: request) {
                     return .done(answer)
                 }
-                if let row = try c.first("SELECT id, request_hash FROM payment_intents WHERE idempotency_key = \(key.rawValue)") {
-                    guard try row.string("request_hash") == Self.refillHash(request) else {
-                        throw ServiceError.idempotencyKeyReused(key.rawValue)
-                    }
-                    return .charge(intent: try row.int64("id"))
+                let wallet = WalletStatements(c)
+                if let existing = try wallet.intent(key: key.rawValue) {
+                    guard existing.requestHash == Self.refillHash(request) else { throw ServiceError.idempotencyKeyReused(key.rawValue) }
+                    return .charge(intent: existing.id)
                 }
                 try Users.require(c, passenger, role: .passenger)
-                guard let row = try c.first("""
-                    INSERT INTO payment_intents (idempotency_key, request_hash, user_id, amount, status, created_ms, updated_ms)
-                    VALUES (\(key.rawValue), \(Self.refillHash(request)), \(passenger), \(amount), 'created', \(now), \(now)) RETURNING id
-                    """) else {
-                    throw StoreError.statement("insert into payment_intents returned no id")
-                }
-                return .charge(intent: try row.int64("id"))
+                return .charge(intent: try wallet.insertIntent(key: key.rawValue, requestHash: Self.refillHash(request),
+                                                               passenger: passenger, amount: amount, at: now))
             }
         }
         switch step {
@@ -263,18 +252,14 @@ public struct Wallet: Sendable {
     public func reconcile(olderThan age: TimeInterval = 60, abandonAfter abandon: TimeInterval = 86_400) async throws(ServiceError) -> Reconciliation {
         let now = self.now
         let cutoff = now - Int64(age * 1000), lapsed = now - Int64(abandon * 1000)
-        let open: [(Int64, String, Int64)] = try await serviceCall {
-            try await store.read { c in
-                try c.query("""
-                    SELECT id, status, created_ms FROM payment_intents
-                    WHERE status IN ('created', 'unknown', 'requires_action') AND updated_ms < \(cutoff) ORDER BY id LIMIT 500
-                    """).map { (try $0.int64("id"), try $0.string("status"), try $0.int64("created_ms")) }
-            }
+        let open = try await serviceCall {
+            try await store.read { c in try WalletStatements(c).openIntents(before: cutoff) }
         }
         var result = Reconciliation()
-        for (intent, status, created) in open {
+        for refill in open {
+            let intent = refill.id
             var outcome = await gateway.status(of: Self.gatewayIntent(intent))
-            if case .requiresAction = outcome, status == "requires_action", created < lapsed {
+            if case .requiresAction = outcome, refill.status == "requires_action", refill.createdMs < lapsed {
                 outcome = .declined(reason: "the 3-D Secure step was not completed")
             }
             switch try await record(outcome, intent: intent) {
@@ -290,20 +275,15 @@ public struct Wallet: Sendable {
         let now = self.now
         return try await serviceCall {
             try await store.write(locking: Ledger.turns) { c -> RefillResult in
-                guard let row = try c.first("""
-                    SELECT idempotency_key, request_hash, user_id, amount, status FROM payment_intents
-                    WHERE id = \(intent)
-                    """) else { throw ServiceError.notFound("refill \(intent)") }
-                let key = IdempotencyKey(unchecked: try row.string("idempotency_key"))
-                let passenger = try row.int64("user_id"), amount = try row.int64("amount")
+                let wallet = WalletStatements(c)
+                guard let refill = try wallet.intent(intent) else { throw ServiceError.notFound("refill \(intent)") }
+                let key = IdempotencyKey(unchecked: refill.idempotencyKey)
+                let passenger = refill.userID, amount = refill.amount
                 // A final answer already recorded wins: callbacks may repeat or cross.
                 if let stored = try Idempotency.stored(RefillResult.self, c, key: key) { return stored }
-                let requestHash = try row.string("request_hash")
+                let requestHash = refill.requestHash
                 func finish(_ answer: RefillResult, status: String, detail: String?) throws -> RefillResult {
-                    try c.execute("""
-                        UPDATE payment_intents SET status = \(status), detail = \(SQLValue(detail)), updated_ms = \(now)
-                        WHERE id = \(intent)
-                        """)
+                    try wallet.setIntent(intent, status: status, detail: detail, at: now)
                     try Idempotency.store(answer, c, key: key, operation: "refill", requestHash: requestHash, now: now)
                     return answer
                 }
@@ -323,13 +303,10 @@ public struct Wallet: Sendable {
                     return try finish(.declined(reason: "insufficient funds on the card"), status: "declined",
                                       detail: "insufficient funds")
                 case .requiresAction(let challenge):
-                    try c.execute("""
-                        UPDATE payment_intents SET status = 'requires_action', detail = \(challenge), updated_ms = \(now)
-                        WHERE id = \(intent)
-                        """)
+                    try wallet.setIntent(intent, status: "requires_action", detail: challenge, at: now)
                     return .requiresAction(intent: intent, challenge: challenge)
                 case .timedOut:
-                    try c.execute("UPDATE payment_intents SET status = 'unknown', updated_ms = \(now) WHERE id = \(intent)")
+                    try wallet.setIntent(intent, status: "unknown", at: now)
                     return .pending(intent: intent)
                 }
             }
@@ -363,9 +340,8 @@ public struct Wallet: Sendable {
     static func holdFare(_ c: any SQLConnection, reference: String, passenger: Int64, estimate: Int64,
                          now: Int64) throws -> FareHold {
         try Users.require(c, passenger, role: .passenger)
-        if try c.first("SELECT reference FROM trip_payments WHERE reference = \(reference)") != nil {
-            throw ServiceError.conflict("trip \(reference) already has a payment")
-        }
+        let wallet = WalletStatements(c)
+        if try wallet.hasPayment(reference: reference) { throw ServiceError.conflict("trip \(reference) already has a payment") }
         try Ledger.openCompanyAccounts(c)
         try Ledger.open(c, Ledger.wallet(passenger), normal: .credit, noOverdraft: true)
         let available = try balance(c, passenger).available
@@ -375,10 +351,7 @@ public struct Wallet: Sendable {
         }
         let pending = try Ledger.hold(c, key: "hold:\(reference)", from: Ledger.wallet(passenger), to: Ledger.escrow,
                                       amount: estimate, reference: reference, now: now)
-        try c.execute("""
-            INSERT INTO trip_payments (reference, passenger_id, method, held, pending_id, status, created_ms, updated_ms)
-            VALUES (\(reference), \(passenger), 'wallet', \(estimate), \(pending), 'held', \(now), \(now))
-            """)
+        try wallet.insertPayment(reference: reference, passenger: passenger, method: "wallet", held: estimate, pendingID: pending, at: now)
         return .held(amount: estimate)
     }
 
@@ -386,19 +359,14 @@ public struct Wallet: Sendable {
     /// transaction; settlement then books the commission the driver owes.
     static func recordCash(_ c: any SQLConnection, reference: String, passenger: Int64, now: Int64) throws {
         try Users.require(c, passenger, role: .passenger)
-        if try c.first("SELECT reference FROM trip_payments WHERE reference = \(reference)") != nil {
-            throw ServiceError.conflict("trip \(reference) already has a payment")
-        }
+        if try WalletStatements(c).hasPayment(reference: reference) { throw ServiceError.conflict("trip \(reference) already has a payment") }
         try Ledger.openCompanyAccounts(c)
         try insertCashPayment(c, reference: reference, passenger: passenger, now: now)
     }
 
     /// The trip-payment row of a cash trip: nothing held, settled later.
     private static func insertCashPayment(_ c: any SQLConnection, reference: String, passenger: Int64, now: Int64) throws {
-        try c.execute("""
-            INSERT INTO trip_payments (reference, passenger_id, method, held, status, created_ms, updated_ms)
-            VALUES (\(reference), \(passenger), 'cash', 0, 'held', \(now), \(now))
-            """)
+        try WalletStatements(c).insertPayment(reference: reference, passenger: passenger, method: "cash", held: 0, pendingID: nil, at: now)
     }
 
     /// Settles trip `reference` at its final fare: posts what the wallet pays (the hold, and
@@ -427,19 +395,15 @@ public struct Wallet: Sendable {
 
     static func settleFare(_ c: any SQLConnection, reference: String, fare: Int64, driver: Int64,
                            commissionPercent: Int64, now: Int64) throws -> TripPayment {
-        guard let row = try c.first("""
-            SELECT passenger_id, method, held, pending_id, status FROM trip_payments
-            WHERE reference = \(reference)
-            """) else { throw ServiceError.notFound("trip payment \(reference)") }
-        guard try row.string("status") == "held" else {
-            throw ServiceError.conflict("trip \(reference) is already \(try row.string("status"))")
-        }
+        let wallet = WalletStatements(c)
+        guard let payment = try wallet.payment(reference: reference) else { throw ServiceError.notFound("trip payment \(reference)") }
+        guard payment.status == "held" else { throw ServiceError.conflict("trip \(reference) is already \(payment.status)") }
         try Users.require(c, driver, role: .driver)
-        let passenger = try row.int64("passenger_id"), method = try row.string("method")
+        let passenger = payment.passengerID, method = payment.method
         try Ledger.open(c, Ledger.driver(driver), normal: .credit, noOverdraft: false)
         var walletPaid: Int64 = 0
-        if method == "wallet", let pendingID = try row.optionalInt64("pending_id") {
-            let held = try row.int64("held")
+        if method == "wallet", let pendingID = payment.pendingID {
+            let held = payment.held
             walletPaid = min(fare, held)
             try Ledger.resolve(c, pendingID: pendingID, post: walletPaid, key: "post:\(reference)",
                                reference: reference, now: now)
@@ -460,10 +424,8 @@ public struct Wallet: Sendable {
             try Ledger.transfer(c, key: "cash-commission:\(reference)", from: Ledger.driver(driver), to: Ledger.revenue,
                                 amount: commission - fromEscrowToRevenue, reference: reference, now: now)
         }
-        try c.execute("""
-            UPDATE trip_payments SET status = 'settled', driver_id = \(driver), fare = \(fare), wallet_paid = \(walletPaid), cash_paid = \(cashPaid),
-                commission = \(commission), updated_ms = \(now) WHERE reference = \(reference)
-            """)
+        try wallet.settle(reference: reference, driver: driver, fare: fare, walletPaid: walletPaid, cashPaid: cashPaid,
+                          commission: commission, at: now)
         try Outbox.enqueue(c, user: passenger, kind: .invoice,
                            payload: ["trip": reference, "fare": "\(fare)", "wallet": "\(walletPaid)", "cash": "\(cashPaid)"],
                            now: now)
@@ -485,17 +447,13 @@ public struct Wallet: Sendable {
     }
 
     static func releaseFare(_ c: any SQLConnection, reference: String, now: Int64) throws {
-        guard let row = try c.first("""
-            SELECT pending_id, status FROM trip_payments
-            WHERE reference = \(reference)
-            """) else { throw ServiceError.notFound("trip payment \(reference)") }
-        guard try row.string("status") == "held" else {
-            throw ServiceError.conflict("trip \(reference) is already \(try row.string("status"))")
-        }
-        if let pendingID = try row.optionalInt64("pending_id") {
+        let wallet = WalletStatements(c)
+        guard let payment = try wallet.payment(reference: reference) else { throw ServiceError.notFound("trip payment \(reference)") }
+        guard payment.status == "held" else { throw ServiceError.conflict("trip \(reference) is already \(payment.status)") }
+        if let pendingID = payment.pendingID {
             try Ledger.resolve(c, pendingID: pendingID, post: 0, key: "void:\(reference)", reference: reference, now: now)
         }
-        try c.execute("UPDATE trip_payments SET status = 'released', updated_ms = \(now) WHERE reference = \(reference)")
+        try wallet.release(reference: reference, at: now)
     }
 }
 
@@ -528,11 +486,7 @@ extension Wallet {
         let commission = (amount * commissionPercent + 50) / 100
         try payOut(c, amount, commission: commission, driver: driver, keys: ("confirmed-commission", "confirmed-payout"),
                    reference: reference, now: now)
-        try c.execute("""
-            UPDATE trip_payments SET fare = fare + \(amount), wallet_paid = wallet_paid + \(amount),
-                commission = commission + \(commission), updated_ms = \(now)
-            WHERE reference = \(reference)
-            """)
+        try WalletStatements(c).addConfirmed(reference: reference, amount: amount, commission: commission, at: now)
     }
 }
 

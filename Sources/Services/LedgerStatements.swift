@@ -1,0 +1,121 @@
+import Storage
+
+/// Every statement of the ledger, in one place: values bound where they appear, rows
+/// decoded by column name. ``Ledger`` keeps the rules (what a transfer may do, how a hold
+/// resolves); ``LedgerAudit`` reads through the same type.
+struct LedgerStatements {
+    let c: any SQLConnection
+    init(_ c: any SQLConnection) { self.c = c }
+
+    /// Which of an account's four sums a change goes to. Column names from fixed spellings,
+    /// never from input, spliced as SQL.
+    enum Sum: String {
+        case debitsPosted = "debits_posted", creditsPosted = "credits_posted"
+        case debitsPending = "debits_pending", creditsPending = "credits_pending"
+        var column: Statement { Statement(rawValue) }
+    }
+
+    /// Which side of a transfer an account is on.
+    enum Side: String {
+        case debit = "debit_account", credit = "credit_account"
+        var column: Statement { Statement(rawValue) }
+    }
+
+    /// An account's row: its id, kind and four sums.
+    struct AccountRecord: Decodable {
+        let id: String
+        let normal: Ledger.Normal
+        let noOverdraft: Bool
+        let debitsPosted: Int64
+        let creditsPosted: Int64
+        let debitsPending: Int64
+        let creditsPending: Int64
+        enum CodingKeys: String, CodingKey {
+            case id, normal, noOverdraft = "no_overdraft", debitsPosted = "debits_posted", creditsPosted = "credits_posted"
+            case debitsPending = "debits_pending", creditsPending = "credits_pending"
+        }
+    }
+
+    /// An account's sums as its transfers give them.
+    struct SumsRecord: Decodable {
+        let account: String
+        let posted: Int64
+        let pending: Int64
+    }
+
+    private static let accountColumns: Statement =
+        "id, normal, no_overdraft, debits_posted, credits_posted, debits_pending, credits_pending"
+
+    // MARK: Accounts
+
+    func open(_ id: String, normal: Ledger.Normal, noOverdraft: Bool) throws {
+        try c.execute("""
+            INSERT INTO ledger_accounts (id, normal, no_overdraft) VALUES (\(id), \(normal.rawValue), \(noOverdraft))
+            ON CONFLICT (id) DO NOTHING
+            """)
+    }
+
+    func account(_ id: String) throws -> AccountRecord? {
+        try c.fetchOne(AccountRecord.self, "SELECT \(sql: Self.accountColumns) FROM ledger_accounts WHERE id = \(id)")
+    }
+
+    func accounts() throws -> [AccountRecord] {
+        try c.fetchAll(AccountRecord.self, "SELECT \(sql: Self.accountColumns) FROM ledger_accounts ORDER BY id")
+    }
+
+    /// Adds `amount` (negative to take away) to one of the sums of `account`.
+    func add(_ amount: Int64, to sum: Sum, of account: String) throws {
+        try c.execute("UPDATE ledger_accounts SET \(sql: sum.column) = \(sql: sum.column) + \(amount) WHERE id = \(account)")
+    }
+
+    /// The posted balance of every credit-normal account whose id starts with `prefix`
+    /// (`driver:`, `wallet:`), summed.
+    func postedCredit(ofAccountsStartingWith prefix: String) throws -> Int64 {
+        try c.fetchOne(RowCount.self, """
+            SELECT CAST(COALESCE(SUM(credits_posted - debits_posted), 0) AS BIGINT) AS n
+            FROM ledger_accounts WHERE id LIKE \(prefix + "%")
+            """)?.n ?? 0
+    }
+
+    // MARK: Transfers
+
+    func transfer(key: String) throws -> Int64? {
+        try c.fetchOne(RowID.self, "SELECT id FROM ledger_transfers WHERE transfer_key = \(key)")?.id
+    }
+
+    func pending(_ id: Int64) throws -> Ledger.Pending? {
+        try c.fetchOne(Ledger.Pending.self, """
+            SELECT id, debit_account, credit_account, amount, resolved FROM ledger_transfers
+            WHERE id = \(id) AND phase = 'pending'
+            """)
+    }
+
+    func markResolved(_ id: Int64) throws {
+        try c.execute("UPDATE ledger_transfers SET resolved = 1 WHERE id = \(id)")
+    }
+
+    /// Writes a transfer row; returns its id.
+    func insertTransfer(key: String, debit: String, credit: String, amount: Int64, phase: String, pendingID: Int64?,
+                        reference: String, at now: Int64) throws -> Int64 {
+        try c.insertReturningID("""
+            INSERT INTO ledger_transfers
+                (transfer_key, debit_account, credit_account, amount, phase, pending_id, reference, created_ms)
+            VALUES (\(key), \(debit), \(credit), \(amount), \(phase), \(pendingID), \(reference), \(now)) RETURNING id
+            """, into: "ledger_transfers")
+    }
+
+    func transferCount() throws -> Int64 {
+        try c.fetchOne(RowCount.self, "SELECT COUNT(*) AS n FROM ledger_transfers")?.n ?? 0
+    }
+
+    /// What each account's sums on `side` should be, from the transfers alone: posted =
+    /// single and post phases; pending = unresolved pending phases.
+    func sums(on side: Side) throws -> [SumsRecord] {
+        try c.fetchAll(SumsRecord.self, """
+            SELECT \(sql: side.column) AS account,
+                CAST(COALESCE(SUM(CASE WHEN phase IN ('single', 'post') THEN amount ELSE 0 END), 0) AS BIGINT) AS posted,
+                CAST(COALESCE(SUM(CASE WHEN phase = 'pending' AND resolved = 0 THEN amount ELSE 0 END), 0) AS BIGINT) AS pending
+            FROM ledger_transfers GROUP BY \(sql: side.column)
+            """)
+    }
+}
