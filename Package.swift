@@ -160,7 +160,7 @@ let package = Package(
         .testTarget(name: "EssentialsTests", dependencies: ["Essentials", "Geodesy"]),
         .testTarget(name: "FavouritesTests", dependencies: ["Favourites", "Geodesy", "Projection"]),
         .testTarget(name: "ZoneImportTests", dependencies: ["ZoneImport", "BinaryFile", "Geodesy", "TestSupport", "Workloads", "Zones"]),
-        .testTarget(name: "CitySimulationTests", dependencies: ["CitySimulation", "TaxiDispatch", "TestSupport"]),
+        .testTarget(name: "CitySimulationTests", dependencies: ["CitySimulation", "TaxiDispatch", "TestSupport", "RoadGraph", "Geodesy"]),
         .testTarget(name: "CityModelTests", dependencies: ["CityModel", "Fares", "TestSupport"]),
         .testTarget(name: "CityFolderTests", dependencies: ["CityFolder", "CityModel", "RoadGraph", "TestSupport", "Zones"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Essentials", "Fleet", "Services", "TestSupport"]),

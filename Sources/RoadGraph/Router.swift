@@ -107,6 +107,7 @@ public final class Router {
     var edges: [UInt32] = [], unpackStack: [UInt32] = [], chain: [UInt32] = []
     var geometry: [Coordinate] = [], streets: [String] = []
     var cabSeeds: [Seed] = [], cabSeedStart: [Int] = []
+    var hits: [SegmentHit] = []
     /// Nodes settled by the last search.
     public private(set) var settled = 0
 
@@ -141,6 +142,27 @@ public final class Router {
         guard let hit = g.segments.nearest(to: c, within: limit) else {
             throw .noRoadNearby(c, limitMetres: limit)
         }
+        return snap(c, onto: hit)
+    }
+
+    /// Every road within `limit` metres of `c`, one snap per piece of street (the nearest
+    /// point of each), nearest first, at most `count`: the candidates a map matcher weighs.
+    public func candidates(of c: Coordinate, within limit: Double, count: Int) -> [Snap] {
+        hits.removeAll(keepingCapacity: true)
+        network.segments.segments(within: limit, of: c, into: &hits)
+        // The nearest segment of each piece, then the nearest pieces.
+        hits.sort { $0.metres < $1.metres }
+        var pieces = Set<UInt32>(), out: [Snap] = []
+        for hit in hits where out.count < count {
+            guard pieces.insert(network.segments.segmentLine[hit.segment]).inserted else { continue }
+            out.append(snap(c, onto: hit))
+        }
+        return out
+    }
+
+    /// The snap of `c` onto the segment of `hit`.
+    func snap(_ c: Coordinate, onto hit: SegmentHit) -> Snap {
+        let g = network
         let cosφ = cos(c.latitude * .pi / 180)
         let t = hit.fraction, point = g.segments.point(onSegment: hit.segment, at: t)
         let k = Int(g.segments.segmentPoint[hit.segment]), piece = Int(g.segments.segmentLine[hit.segment])

@@ -152,6 +152,48 @@ public struct SegmentTree: Sendable {
         return SegmentHit(segment: best.segment, fraction: best.t, metres: best.metres2.squareRoot())
     }
 
+    /// Every segment within `limit` metres of a coordinate, with its nearest point, appended
+    /// to `out` in no particular order: the candidates a map matcher weighs for one GPS point.
+    ///
+    /// Depth first over the boxes, opening only those within the limit; `out` is the
+    /// caller's buffer, so a matcher that asks once per point allocates nothing after the
+    /// first few points.
+    public func segments(within limit: Double, of c: Coordinate, into out: inout [SegmentHit]) {
+        guard !segmentPoint.isEmpty, limit >= 0 else { return }
+        let cosφ = cos(c.latitude * .pi / 180), mPerDeg = Self.metresPerDegree
+        let kx = cosφ * mPerDeg, kxBox = min(cosφ, smallestCosLatitude) * mPerDeg
+        let (qy, qx) = (c.latitude, c.longitude), limit2 = limit * limit
+        let root = levelStart.count - 2
+        boxes.withUnsafeBufferPointer { b in
+            func leaves(_ range: Range<Int>) {
+                for s in range {
+                    let (t, d) = Self.closest(b, s, qy, qx, kx: kx, ky: mPerDeg)
+                    if d <= limit2 { out.append(SegmentHit(segment: s, fraction: t, metres: d.squareRoot())) }
+                }
+            }
+            guard root > 0 else { leaves(0..<1); return }
+            withUnsafeTemporaryAllocation(of: (Int32, Int32).self, capacity: root * Self.fanout + 1) { stack in
+                stack[0] = (Int32(root), 0)
+                var top = 1
+                while top > 0 {
+                    top -= 1
+                    let (level, node) = stack[top]
+                    let childLevel = Int(level) - 1, first = Int(node) * Self.fanout
+                    let base = levelStart[childLevel]
+                    let end = min(first + Self.fanout, levelStart[childLevel + 1] - base)
+                    if childLevel == 0 { leaves(first..<end); continue }
+                    for child in first..<end {
+                        let o = (base + child) * 4
+                        let dy = max(b[o] - qy, 0, qy - b[o + 2]) * mPerDeg
+                        let dx = max(b[o + 1] - qx, 0, qx - b[o + 3]) * kxBox
+                        guard dx * dx + dy * dy <= limit2 else { continue }
+                        stack[top] = (Int32(childLevel), Int32(child)); top += 1
+                    }
+                }
+            }
+        }
+    }
+
     /// The tree's extent (minLat, minLon, maxLat, maxLon), nil when it is empty.
     var bounds: (minLat: Double, minLon: Double, maxLat: Double, maxLon: Double)? {
         guard !segmentPoint.isEmpty else { return nil }

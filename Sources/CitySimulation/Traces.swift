@@ -1,0 +1,134 @@
+import Foundation
+import Geodesy
+import RoadGraph
+
+/// GPS traces made from a path whose truth is known, and the measure of how well a match
+/// found it again: what map matching is tested and benchmarked on.
+public enum GPSTraces {
+    /// The reports a phone would send driving `path` (a polyline, in order) in
+    /// `durationSeconds` at an even speed: one every `interval` seconds from the start,
+    /// plus one at the end, each moved by a Gaussian error of `sigma` metres east and north.
+    /// Times are seconds from the start.
+    public static func reports(along path: [Coordinate], durationSeconds: Double, every interval: Double, noiseMetres sigma: Double,
+                               using random: inout SeededRandom) -> [TracePoint] {
+        guard let first = path.first else { return [] }
+        let walker = PolylineWalker(path)
+        let total = walker.length
+        guard total > 0, durationSeconds > 0, interval > 0 else { return [TracePoint(first, time: 0)] }
+        var out: [TracePoint] = []
+        var t = 0.0
+        while true {
+            let at = min(t, durationSeconds)
+            let truth = walker.point(at: total * at / durationSeconds)
+            out.append(TracePoint(displaced(truth, sigma: sigma, using: &random), time: at))
+            if at >= durationSeconds { break }
+            t += interval
+        }
+        return out
+    }
+
+    /// `c` moved by independent Gaussian errors of `sigma` metres north and east, kept on the globe.
+    static func displaced(_ c: Coordinate, sigma: Double, using random: inout SeededRandom) -> Coordinate {
+        guard sigma > 0 else { return c }
+        let north = random.gaussian() * sigma, east = random.gaussian() * sigma
+        let lat = c.latitude + north / PolylineWalker.metresPerDegree
+        let lon = c.longitude + east / (PolylineWalker.metresPerDegree * max(0.01, cos(c.latitude * .pi / 180)))
+        return Coordinate(unchecked: min(90, max(-90, lat)), lon)
+    }
+
+    /// Newson and Krumm's route mismatch fraction: the length of `truth` that no line of
+    /// `matched` runs along (within `tolerance` metres), plus the length of `matched` that
+    /// does not run along `truth`, over the length of `truth`. 0 is a perfect match.
+    ///
+    /// Measured by walking each line in steps of a metre and asking the other for its
+    /// nearest point, by brute force: slow and independent of any index or matcher.
+    public static func mismatchFraction(truth: [Coordinate], matched: [[Coordinate]], toleranceMetres tolerance: Double = 3) -> Double {
+        let truthWalker = PolylineWalker(truth)
+        guard truthWalker.length > 0 else { return 0 }
+        let matchedWalkers = matched.map(PolylineWalker.init)
+        let missed = truthWalker.lengthAway(from: matchedWalkers, tolerance: tolerance)
+        let added = matchedWalkers.reduce(0.0) { $0 + $1.lengthAway(from: [truthWalker], tolerance: tolerance) }
+        return (missed + added) / truthWalker.length
+    }
+}
+
+/// A polyline measured in a local plane: lengths, points at a distance along it, and the
+/// distance from a point to it. Planar metres about the line's first point: within
+/// 0.01 % over a city.
+struct PolylineWalker {
+    static let metresPerDegree = 6_371_008.8 * .pi / 180
+    let points: [Coordinate]
+    let x: [Double], y: [Double]
+    /// The distance along the line at each point.
+    let along: [Double]
+    let kx: Double
+    let origin: Coordinate
+
+    init(_ points: [Coordinate]) {
+        self.points = points
+        let o = points.first ?? Coordinate(unchecked: 0, 0), k = cos(o.latitude * .pi / 180) * Self.metresPerDegree
+        origin = o
+        kx = k
+        x = points.map { ($0.longitude - o.longitude) * k }
+        y = points.map { ($0.latitude - o.latitude) * Self.metresPerDegree }
+        var along = [0.0]
+        for k in points.indices.dropFirst() {
+            along.append(along[k - 1] + ((x[k] - x[k - 1]) * (x[k] - x[k - 1]) + (y[k] - y[k - 1]) * (y[k] - y[k - 1])).squareRoot())
+        }
+        self.along = points.isEmpty ? [] : along
+    }
+
+    var length: Double { along.last ?? 0 }
+
+    /// The point `s` metres along the line (clamped to its ends).
+    func point(at s: Double) -> Coordinate {
+        guard points.count > 1 else { return points.first ?? origin }
+        let s = min(max(0, s), length)
+        var lo = 0, hi = along.count - 1
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2
+            if along[mid] <= s { lo = mid } else { hi = mid }
+        }
+        let span = along[hi] - along[lo], t = span > 0 ? (s - along[lo]) / span : 0
+        let a = points[lo], b = points[hi]
+        return Coordinate(unchecked: a.latitude + t * (b.latitude - a.latitude), a.longitude + t * (b.longitude - a.longitude))
+    }
+
+    /// The planar position of `c` in this walker's plane.
+    func plane(_ c: Coordinate) -> (x: Double, y: Double) {
+        ((c.longitude - origin.longitude) * kx, (c.latitude - origin.latitude) * Self.metresPerDegree)
+    }
+
+    /// Metres from (px, py), in this walker's plane, to the nearest point of the line.
+    func distance(fromPlanar px: Double, _ py: Double) -> Double {
+        guard !points.isEmpty else { return .infinity }
+        if points.count == 1 { return ((x[0] - px) * (x[0] - px) + (y[0] - py) * (y[0] - py)).squareRoot() }
+        var best = Double.infinity
+        for k in 0..<(points.count - 1) {
+            let ax = x[k] - px, ay = y[k] - py, dx = x[k + 1] - x[k], dy = y[k + 1] - y[k]
+            let len2 = dx * dx + dy * dy
+            let t = len2 > 0 ? min(1, max(0, -(ax * dx + ay * dy) / len2)) : 0
+            let qx = ax + t * dx, qy = ay + t * dy
+            best = min(best, qx * qx + qy * qy)
+        }
+        return best.squareRoot()
+    }
+
+    /// The length of this line farther than `tolerance` from every one of `others`, in
+    /// steps of a metre.
+    func lengthAway(from others: [PolylineWalker], tolerance: Double) -> Double {
+        guard length > 0 else { return 0 }
+        let steps = max(1, Int(length.rounded(.up)))
+        let step = length / Double(steps)
+        var away = 0.0
+        for k in 0..<steps {
+            let c = point(at: (Double(k) + 0.5) * step)
+            let near = others.contains { other in
+                let p = other.plane(c)
+                return other.distance(fromPlanar: p.x, p.y) <= tolerance
+            }
+            if !near { away += step }
+        }
+        return away
+    }
+}

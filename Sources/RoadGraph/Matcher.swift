@@ -1,0 +1,370 @@
+import Foundation
+import Geodesy
+
+/// One position report of a trace: where the phone said it was, and when (seconds on any
+/// clock, or nil when the trace has no times).
+public struct TracePoint: Sendable, Equatable {
+    /// The reported position.
+    public var coordinate: Coordinate
+    /// When it was reported, in seconds; nil when unknown.
+    public var time: Double?
+
+    /// A report at `coordinate`, at `time` seconds (nil: unknown).
+    public init(_ coordinate: Coordinate, time: Double? = nil) {
+        self.coordinate = coordinate
+        self.time = time
+    }
+}
+
+/// How the matcher weighs a trace, in the terms of Newson and Krumm's hidden Markov model.
+public struct MatchSettings: Sendable, Equatable {
+    /// The standard deviation of the GPS error, in metres: a candidate `d` metres from its
+    /// report costs `½ (d / σ)²`. Phones in cities: 5 to 30 m.
+    public var gpsSigmaMetres: Double
+    /// The scale of the transition cost, in metres: a step whose route is `x` metres longer
+    /// or shorter than the straight line between its reports costs `x / β`.
+    public var betaMetres: Double
+    /// How far from a report a road may be and still be a candidate, in metres.
+    public var searchRadiusMetres: Double
+    /// The most candidate roads per report (the nearest are kept).
+    public var maximumCandidates: Int
+    /// Consecutive reports farther apart than this (metres) start a new piece of track: no
+    /// transition is tried across such a gap.
+    public var breakageMetres: Double
+    /// The fastest a cab is believed to drive, in metres per second: with times, a step
+    /// whose route is longer than this speed allows is not plausible.
+    public var maximumSpeed: Double
+    /// Reports nearer than this (metres) to the last report weighed, and within ten seconds
+    /// of it, are not weighed: they take their place on the track found for the others.
+    public var minimumSpacingMetres: Double
+
+    /// Settings for reports with GPS error `gpsSigmaMetres`: the search radius is four
+    /// standard deviations (at least 50 m), β is a third of σ plus 2 m, up to 16 candidates,
+    /// pieces broken at gaps of 2 km, 50 m/s at most between reports, and reports weighed
+    /// only when five standard deviations from the last one weighed.
+    ///
+    /// Why five σ apart: two noisy reports differ by about σ√2 along the road whatever the
+    /// cab did, so reports closer than that tell more about the noise than about the
+    /// driving, and a match that follows them zig-zags along the street and round blocks.
+    /// Newson and Krumm drop reports within 2σ, which is enough for a stopped cab but not
+    /// for one reporting every second; 5σ was the best of 2 to 6 on simulated traces at
+    /// σ 5 to 30 m and 1 to 30 s. Candidates: 16, because stacked streets (bridges, tunnels,
+    /// hairpins) and pieces that share their geometry fill 8 with wrong roads.
+    ///
+    /// Why β grows with σ: two noisy reports' straight-line distance is itself off by about
+    /// σ√2, so a fixed β (OSRM's 10, Valhalla's 3) punishes the right road on a noisy trace
+    /// as hard as a wrong one on a clean trace. The factor was tuned on simulated traces at
+    /// σ 5, 15 and 30 m (`wayfare bench match`).
+    public init(gpsSigmaMetres: Double = 10, betaMetres: Double? = nil, searchRadiusMetres: Double? = nil,
+                maximumCandidates: Int = 16, breakageMetres: Double = 2000, maximumSpeed: Double = 50,
+                minimumSpacingMetres: Double? = nil) {
+        let sigma = max(1, gpsSigmaMetres.isFinite ? gpsSigmaMetres : 10)
+        self.gpsSigmaMetres = sigma
+        self.betaMetres = max(0.5, betaMetres ?? (2 + sigma / 3))
+        self.searchRadiusMetres = max(1, searchRadiusMetres ?? max(50, 4 * sigma))
+        self.maximumCandidates = max(1, maximumCandidates)
+        self.breakageMetres = max(1, breakageMetres)
+        self.maximumSpeed = max(1, maximumSpeed)
+        self.minimumSpacingMetres = max(0, minimumSpacingMetres ?? 5 * sigma)
+    }
+}
+
+/// Where one report was matched.
+public struct MatchedPoint: Sendable, Equatable {
+    /// The point on the road.
+    public var coordinate: Coordinate
+    /// How far the report was from it, in metres.
+    public var metresFromReport: Double
+    /// The edge of the road graph the cab was on, in its direction of travel.
+    public var edge: Int
+    /// How sure the match is of this road, 0…1: the candidate's share of the probability
+    /// of every candidate of the report, given the reports up to it.
+    public var confidence: Double
+}
+
+/// A trace matched to the road: the track driven, its length and time, and each report's
+/// place on it.
+public struct MapMatch: Sendable {
+    /// The length of the matched track, in metres, measured along its geometry (gaps at
+    /// breaks not counted). Why not the routes' own sums: those round each partly driven
+    /// edge up to a decimetre, twice a step, which over a trace of hundreds of reports adds
+    /// metres that were never driven.
+    public var distanceMetres: Double
+    /// Its driving time on the network's speeds, in seconds.
+    public var durationSeconds: Double
+    /// The track, one line per piece (a new piece starts at each break).
+    public var pieces: [[Coordinate]]
+    /// The graph edges driven, in order (consecutive repeats removed).
+    public var edges: [Int]
+    /// Each report's match, in the trace's order; nil for a report with no road within the
+    /// search radius, or one that fits no plausible path (an outlier).
+    public var points: [MatchedPoint?]
+    /// The reports where a new piece starts because no plausible route led to them from the
+    /// report before (a break, not a guess).
+    public var breaks: [Int]
+}
+
+/// Matches GPS traces to the road network with a hidden Markov model, in the manner of
+/// Newson and Krumm (2009): each report's candidates are the roads within a radius; a
+/// candidate costs its distance to the report (a Gaussian), a step between two candidates
+/// costs the difference between its route and the straight line between the reports (an
+/// exponential); Viterbi picks the cheapest sequence. Routes between the candidates of
+/// consecutive reports come from the contraction hierarchy, many to one per candidate.
+///
+/// Reports within 2σ of the last one kept add only noise (a cab stopped at a light appears
+/// to jitter backwards) and take the previous report's match, as Newson and Krumm advise.
+/// A report that no candidate of the previous one can reach plausibly is first taken for
+/// an outlier (left out when the next report can be reached without it); failing that, the
+/// track breaks there and a new piece starts.
+///
+/// Not `Sendable`: it owns a `Router`. Make one per thread.
+public final class Matcher {
+    /// The router it searches with.
+    public let router: Router
+
+    /// A matcher over `network`.
+    public init(network: RoadNetwork) { router = Router(network: network) }
+
+    /// One layer of the Viterbi lattice: a kept report's candidates, the cheapest cost of
+    /// reaching each, and the candidate of the previous layer it came from.
+    struct Layer {
+        var report: Int
+        var candidates: [Snap]
+        var cost: [Double]
+        var parent: [Int]
+        /// Whether each candidate's best step from its parent went a little backwards along
+        /// one street: GPS noise, not driving (the cab is taken to have stood still).
+        var backward: [Bool]
+
+        init(report: Int, candidates: [Snap], cost: [Double], parent: [Int], backward: [Bool]? = nil) {
+            self.report = report; self.candidates = candidates; self.cost = cost; self.parent = parent
+            self.backward = backward ?? Array(repeating: false, count: candidates.count)
+        }
+    }
+
+    /// The trace matched to the road.
+    public func match(_ trace: [TracePoint], settings: MatchSettings = MatchSettings()) -> MapMatch {
+        var points = [MatchedPoint?](repeating: nil, count: trace.count)
+        var pieces: [[Coordinate]] = [], edges: [Int] = [], breaks: [Int] = []
+        var distance = 0.0, duration = 0.0
+        var layers: [Layer] = []
+        /// Which kept report each report too near to weigh follows, and the piece of track
+        /// each kept report lies on.
+        var follows: [Int: Int] = [:], pieceOf: [Int: Int] = [:]
+
+        func finish() {
+            guard !layers.isEmpty else { return }
+            let chosen = backtrack(layers)
+            var line: [Coordinate] = []
+            // Where the track stands: a step backwards along a street (noise) leaves it where it was.
+            let backTolerance = max(10, 2 * settings.gpsSigmaMetres)
+            var anchor = layers[0].candidates[chosen[0]]
+            for (k, layer) in layers.enumerated() {
+                let snap = layer.candidates[chosen[k]]
+                var edge = k > 0 ? (edges.last ?? Int(network.pieceEdges[Int(network.pieceEdgeStart[snap.piece])]))
+                                 : Int(network.pieceEdges[Int(network.pieceEdgeStart[snap.piece])])
+                if k + 1 < layers.count {
+                    let next = layers[k + 1].candidates[chosen[k + 1]]
+                    if !layers[k + 1].backward[chosen[k + 1]], let route = drive(from: anchor, or: snap, to: next, after: edges.last,
+                                                                                  backTolerance: backTolerance) {
+                        duration += route.durationSeconds
+                        let driven = router.edges.filter { $0 != RoadNetwork.none }.map(Int.init)
+                        if let first = driven.first { edge = first }
+                        for e in driven where edges.last != e { edges.append(e) }
+                        for c in route.geometry where line.last != c {
+                            if let last = line.last { distance += last.distance(to: c) }
+                            line.append(c)
+                        }
+                        anchor = next
+                    }
+                }
+                if line.isEmpty { line.append(snap.coordinate) }
+                pieceOf[layer.report] = pieces.count
+                points[layer.report] = MatchedPoint(coordinate: snap.coordinate, metresFromReport: snap.metres, edge: edge,
+                                                    confidence: confidence(layer, chosen[k]))
+            }
+            pieces.append(line)
+            layers.removeAll()
+        }
+
+        var i = 0
+        while i < trace.count {
+            let report = trace[i]
+            let candidates = router.candidates(of: report.coordinate, within: settings.searchRadiusMetres,
+                                               count: settings.maximumCandidates)
+            guard !candidates.isEmpty else { i += 1; continue }  // no road near: an outlier
+            let emission = candidates.map { 0.5 * ($0.metres / settings.gpsSigmaMetres) * ($0.metres / settings.gpsSigmaMetres) }
+            guard let previous = layers.last else {
+                layers.append(Layer(report: i, candidates: candidates, cost: emission, parent: Array(repeating: -1, count: candidates.count)))
+                i += 1
+                continue
+            }
+            let from = trace[previous.report]
+            let straight = from.coordinate.distance(to: report.coordinate)
+            // Too near the last kept report to tell progress from noise (and not the last report).
+            // Kept at least every ten seconds whatever the distance, so that a cab that drove
+            // a small loop back to where it was is seen doing it.
+            let recent = report.time.flatMap { t in from.time.map { t - $0 <= 10 } } ?? true
+            if straight < settings.minimumSpacingMetres, recent, i + 1 < trace.count {
+                follows[i] = previous.report
+                i += 1
+                continue
+            }
+            if straight <= settings.breakageMetres,
+               let layer = step(from: previous, fromPoint: from, to: i, report, candidates, emission, settings) {
+                layers.append(layer)
+                i += 1
+                continue
+            }
+            // Not reachable. An outlier when the report after it is reachable from the
+            // previous one; otherwise a break.
+            if i + 1 < trace.count {
+                let next = trace[i + 1]
+                let nextCandidates = router.candidates(of: next.coordinate, within: settings.searchRadiusMetres,
+                                                       count: settings.maximumCandidates)
+                let nextEmission = nextCandidates.map { 0.5 * ($0.metres / settings.gpsSigmaMetres) * ($0.metres / settings.gpsSigmaMetres) }
+                if !nextCandidates.isEmpty, from.coordinate.distance(to: next.coordinate) <= settings.breakageMetres,
+                   let layer = step(from: previous, fromPoint: from, to: i + 1, next, nextCandidates, nextEmission, settings) {
+                    layers.append(layer)
+                    i += 2
+                    continue
+                }
+            }
+            finish()
+            breaks.append(i)
+            layers.append(Layer(report: i, candidates: candidates, cost: emission, parent: Array(repeating: -1, count: candidates.count)))
+            i += 1
+        }
+        finish()
+        // A report not weighed lies where the track passes nearest to it, on its kept
+        // report's piece, with that report's edge and confidence.
+        for (report, kept) in follows {
+            guard var point = points[kept], let piece = pieceOf[kept] else { continue }
+            let (at, metres) = Self.nearest(on: pieces[piece], to: trace[report].coordinate)
+            point.coordinate = at
+            point.metresFromReport = metres
+            points[report] = point
+        }
+        return MapMatch(distanceMetres: distance, durationSeconds: duration, pieces: pieces, edges: edges, points: points, breaks: breaks)
+    }
+
+    var network: RoadNetwork { router.network }
+
+    /// The layer of report `index` reached from `previous`, or nil when no candidate can be
+    /// reached plausibly.
+    func step(from previous: Layer, fromPoint: TracePoint, to index: Int, _ report: TracePoint, _ candidates: [Snap],
+              _ emission: [Double], _ settings: MatchSettings) -> Layer? {
+        let straight = fromPoint.coordinate.distance(to: report.coordinate)
+        // The longest route believed: at the top speed over the time between the reports
+        // (with a margin for clocks that tick in whole seconds), else the breakage distance.
+        var longest = straight + settings.breakageMetres
+        if let t0 = fromPoint.time, let t1 = report.time, t1 >= t0 {
+            longest = min(longest, settings.maximumSpeed * (t1 - t0 + 1) + 2 * settings.searchRadiusMetres)
+        }
+        let limitSeconds = longest / 2  // no cab crosses a city at under 2 m/s on the network's speeds
+        let sources = previous.candidates.map { Optional($0) }
+        var cost = [Double](repeating: .infinity, count: candidates.count)
+        var parent = [Int](repeating: -1, count: candidates.count)
+        var backward = [Bool](repeating: false, count: candidates.count)
+        // How far back along one street a report may seem to go and still be noise.
+        let backTolerance = max(10, 2 * settings.gpsSigmaMetres)
+        for (j, candidate) in candidates.enumerated() {
+            let etas = router.etas(to: candidate, from: sources, limitSeconds: limitSeconds)
+            for (k, eta) in etas.enumerated() where previous.cost[k].isFinite {
+                var metres = eta.flatMap { $0.metres <= longest ? $0.metres : nil }
+                var back = false
+                // On the same street a little behind: the route would loop round the block;
+                // the cab stood still and the reports jittered.
+                let source = previous.candidates[k]
+                if source.piece == candidate.piece {
+                    let along = abs(candidate.fraction - source.fraction) * pieceMetres(candidate.piece)
+                    if along <= backTolerance, metres.map({ $0 > along + 1 }) ?? true { metres = along; back = true }
+                }
+                guard let metres else { continue }
+                let c = previous.cost[k] + abs(metres - straight) / settings.betaMetres
+                if c < cost[j] { cost[j] = c; parent[j] = k; backward[j] = back }
+            }
+            cost[j] += emission[j]
+        }
+        // No route at all: a cab that stood still while its reports jittered across a
+        // junction or between streets a few metres apart (a loop round the block is longer
+        // than the time allows). Tried only then, so a jump between two carriageways is
+        // never preferred to a route.
+        if !cost.contains(where: \.isFinite) {
+            for (j, candidate) in candidates.enumerated() {
+                for (k, source) in previous.candidates.enumerated() where previous.cost[k].isFinite {
+                    let apart = source.coordinate.distance(to: candidate.coordinate)
+                    guard apart <= backTolerance else { continue }
+                    let c = previous.cost[k] + abs(apart - straight) / settings.betaMetres + emission[j]
+                    if c < cost[j] { cost[j] = c; parent[j] = k; backward[j] = true }
+                }
+            }
+        }
+        guard cost.contains(where: \.isFinite) else { return nil }
+        return Layer(report: index, candidates: candidates, cost: cost, parent: parent, backward: backward)
+    }
+
+    /// The route the track takes to `next`: from `anchor` (where the track stands), or from
+    /// `snap` (the report's own match, behind the anchor after a step back) when the anchor
+    /// would need a loop to get there. Nil when the step is a turn back along the street just
+    /// driven within `backTolerance` metres: the reports jittered, the cab did not turn.
+    func drive(from anchor: Snap, or snap: Snap, to next: Snap, after last: Int?, backTolerance: Double) -> Route? {
+        var route = try? router.route(from: anchor, to: next)
+        if anchor != snap, let fromSnap = try? router.route(from: snap, to: next),
+           route.map({ $0.distanceMetres > fromSnap.distanceMetres + backTolerance }) ?? true {
+            route = fromSnap
+        }
+        guard let route else { return nil }
+        if let last, route.distanceMetres <= backTolerance,
+           let first = router.edges.first(where: { $0 != RoadNetwork.none }).map(Int.init),
+           network.edgePiece[first] ^ network.edgePiece[last] == RoadNetwork.reversedBit {
+            return nil
+        }
+        return route
+    }
+
+    /// The point of `line` nearest to `c`, and how far it is (metres, in a plane tangent at `c`).
+    static func nearest(on line: [Coordinate], to c: Coordinate) -> (Coordinate, Double) {
+        guard var best = line.first.map({ ($0, c.distance(to: $0)) }) else { return (c, 0) }
+        let ky = 111_194.9, kx = ky * cos(c.latitude * .pi / 180)
+        for k in line.indices.dropFirst() {
+            let a = line[k - 1], b = line[k]
+            let ax = (a.longitude - c.longitude) * kx, ay = (a.latitude - c.latitude) * ky
+            let dx = (b.longitude - a.longitude) * kx, dy = (b.latitude - a.latitude) * ky
+            let len2 = dx * dx + dy * dy
+            let t = len2 > 0 ? min(1, max(0, -(ax * dx + ay * dy) / len2)) : 0
+            let metres = ((ax + t * dx) * (ax + t * dx) + (ay + t * dy) * (ay + t * dy)).squareRoot()
+            if metres < best.1 {
+                best = (Coordinate(unchecked: a.latitude + t * (b.latitude - a.latitude), a.longitude + t * (b.longitude - a.longitude)), metres)
+            }
+        }
+        return best
+    }
+
+    /// The length of piece `p` in metres (its first edge's; both directions share it).
+    func pieceMetres(_ p: Int) -> Double {
+        Double(network.lengthDm[Int(network.pieceEdges[Int(network.pieceEdgeStart[p])])]) / 10
+    }
+
+    /// The cheapest candidate of the last layer, followed back through the parents.
+    func backtrack(_ layers: [Layer]) -> [Int] {
+        var chosen = [Int](repeating: 0, count: layers.count)
+        guard let last = layers.last else { return chosen }
+        var best = 0
+        for k in last.cost.indices where last.cost[k] < last.cost[best] { best = k }
+        chosen[layers.count - 1] = best
+        for k in stride(from: layers.count - 1, to: 0, by: -1) {
+            let p = layers[k].parent[chosen[k]]
+            chosen[k - 1] = p >= 0 ? p : 0
+        }
+        return chosen
+    }
+
+    /// The chosen candidate's share of `exp(-cost)` over the layer.
+    func confidence(_ layer: Layer, _ chosen: Int) -> Double {
+        guard let low = layer.cost.filter(\.isFinite).min() else { return 0 }
+        let total = layer.cost.reduce(0.0) { $1.isFinite ? $0 + exp(low - $1) : $0 }
+        let mine = layer.cost[chosen].isFinite ? exp(low - layer.cost[chosen]) : 0
+        return total > 0 ? mine / total : 0
+    }
+}
