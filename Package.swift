@@ -119,7 +119,7 @@ let package = Package(
                                                           "RoadGraph", "Geodesy", "CityModel", "Essentials"], exclude: ["README.md"]),
         .target(name: "CityFolder", dependencies: ["CityModel", "Zones", "RoadGraph", "Geocoding", "Fares", "GeoJSON"],
                 exclude: ["README.md"]),
-        .target(name: "WayfareAPI", dependencies: ["Services", "TaxiDispatch", "Geodesy", "GeoJSON", "Essentials"], exclude: ["README.md"]),
+        .target(name: "WayfareAPI", dependencies: ["Services", "TaxiDispatch", "RoadGraph", "Geodesy", "GeoJSON", "Essentials"], exclude: ["README.md"]),
         .target(name: "WayfareServer", dependencies: ["WayfareAPI", "CityFolder", "Services", "Storage", "Fares", "TaxiDispatch", "Fleet", "Zones",
                                                       "RoadGraph", "Geocoding", "Geodesy", "GeoJSON",
                                                       .product(name: "Hummingbird", package: "hummingbird"),

@@ -193,19 +193,12 @@ public final class Bookings: Sendable {
 /// Routers for the services' threads: one is taken for a query and given back.
 ///
 /// Why a pool: a `Router` keeps search state sized to the network and is not `Sendable`;
-/// making one per call would allocate that state every time. `Sendable`: the idle routers
-/// sit in a `Locked`, and a router taken out is used by one thread at a time.
-package final class RouterPool: Sendable {
-    let network: RoadNetwork
-    private let idle = Locked<[Router]>([])
+/// making one per call would allocate that state every time.
+package typealias RouterPool = WorkspacePool<Router>
 
-    package init(network: RoadNetwork) { self.network = network }
-
-    package func with<T>(_ body: (Router) -> T) -> T {
-        let router = idle.withLock { $0.popLast() } ?? Router(network: network)
-        defer { idle.withLock { $0.append(router) } }
-        return body(router)
-    }
+extension WorkspacePool where Workspace == Router {
+    /// Routers over `network`.
+    package convenience init(network: RoadNetwork) { self.init { Router(network: network) } }
 }
 
 /// Hands the dispatcher's notifications to the `Bookings` that owns the dispatcher, which

@@ -84,6 +84,9 @@ extension Endpoint {
     /// `GET /v1/route`.
     public static let route = Endpoint(.get, "/v1/route", "The fastest route", tag: "engine", parameters: [.from, .to],
                                        answers: [.json(200, "OK", RouteAnswer.self)], failures: [422])
+    /// `POST /v1/match`.
+    public static let match = Endpoint(.post, "/v1/match", "A GPS trace matched to the roads: the track driven, its length and time, each report's place on it",
+                                       tag: "engine", request: Body(MatchRequest.self), answers: [.json(200, "OK", MatchAnswer.self)], failures: [422])
     /// `POST /v1/etas`.
     public static let etas = Endpoint(.post, "/v1/etas", "ETAs of many cabs to one place", tag: "engine", request: Body(ETARequest.self),
                                       answers: [.json(200, "OK", ETAList.self)], failures: [422])
@@ -288,7 +291,7 @@ extension Endpoint {
     /// Every endpoint of the API.
     public static let all: [Endpoint] = [
         health, ready, metrics, openAPI, page,
-        zone, zones, streets, route, etas, nearestCabs, cabs, geocode, reverse, fares,
+        zone, zones, streets, route, match, etas, nearestCabs, cabs, geocode, reverse, fares,
         register, verify, createDriver, logIn, logOut, me, changePassword, requestReset, completeReset, suspended, ledger, liftSuspension,
         wallet, refill, favourites, addFavourite, removeFavourite,
         estimate, book, bookings, booking, changeBooking, cancelBooking, track, history, confirmFare, feedback,

@@ -44,6 +44,14 @@ struct EngineController {
             return JSONResponse.make(RouteAnswer(distanceM: (route.distanceMetres * 10).rounded() / 10, durationS: (route.durationSeconds * 10).rounded() / 10,
                                                  streets: route.streets, tollWays: route.tollWays, geometry: LineString(route.geometry)))
         }
+        // A trace matched to the roads, on a matcher of the pool's.
+        let matchers = server.matchers
+        routes.on(.match) { request, _ in
+            let asked = try await request.decode(MatchRequest.self)
+            let trace = try asked.trace
+            let settings = MatchSettings(gpsSigmaMetres: asked.sigmaM ?? 10)
+            return JSONResponse.make(MatchAnswer(matchers.with { $0.match(trace, settings: settings) }))
+        }
         // Each cab's ETA to one place (≤ 30 min, else null).
         routes.on(.etas) { request, _ in
             let asked = try await request.decode(ETARequest.self)

@@ -8,6 +8,7 @@ import Geocoding
 import Hummingbird
 import HummingbirdCore
 import Logging
+import RoadGraph
 import NIOCore
 import ServiceLifecycle
 import Services
@@ -46,6 +47,8 @@ public final class WayfareServer: Sendable {
     let outbox: Outbox
     let notifier: any Notifier
     let routers: RouterPool
+    /// Map matchers, one per thread matching at once.
+    let matchers: WorkspacePool<Matcher>
     let guards: ClientGuards
     /// The gateway's signing secret (bytes: `SymmetricKey` is not `Sendable`; a key is made per check).
     let callbackSecret: [UInt8]?
@@ -135,6 +138,8 @@ public final class WayfareServer: Sendable {
         outbox = Outbox(store: store, clock: clock)
         housekeeping = Housekeeping(store: store, clock: clock)
         routers = RouterPool(network: city.city.network)
+        let network = city.city.network
+        matchers = WorkspacePool { Matcher(network: network) }
         self.guards = guards
         let seconds: @Sendable () -> Double = { clock.now().timeIntervalSinceReferenceDate }
         limiter = guards.rateLimit.map { RateLimiter($0, now: seconds) }

@@ -271,6 +271,21 @@ struct ServerTests {
             #expect(etas.status == 200 && etas["etas"]?.arrayValue?.count == 2, "\(etas.text)")
             let badEtas = try await api.call(.post, "/v1/etas", #"{"to":{"lat":43.7347,"lon":7.4206},"cabs":[{"lat":43.7,"lon":7.4}]}"#)
             #expect(badEtas.status == 400 && badEtas.errorField == "cabs[0].id")
+            // The route's own line, one report per point, matched back: the same length.
+            let line = route["geometry"]?["coordinates"]?.arrayValue ?? []
+            let reports = line.compactMap { p -> String? in
+                guard let lon = p.arrayValue?.first?.numberValue, let lat = p.arrayValue?.last?.numberValue else { return nil }
+                return #"{"lat":\#(lat),"lon":\#(lon)}"#
+            }
+            let matched = try await api.call(.post, "/v1/match", #"{"sigma_m":5,"points":[\#(reports.joined(separator: ","))]}"#)
+            #expect(matched.status == 200, "\(matched.text)")
+            #expect(abs((matched["distance_m"]?.numberValue ?? 0) - (route["distance_m"]?.numberValue ?? -1)) < 10, "\(matched.text)")
+            #expect(matched["points"]?.arrayValue?.count == reports.count && matched["breaks"]?.arrayValue?.isEmpty == true)
+            let backwards = try await api.call(.post, "/v1/match", #"{"points":[{"lat":43.73,"lon":7.42,"time":10},{"lat":43.731,"lon":7.421,"time":5}]}"#)
+            #expect(backwards.status == 400 && backwards.errorField == "points[1].time", "\(backwards.text)")
+            let tooMany = Array(repeating: #"{"lat":43.73,"lon":7.42}"#, count: 2001).joined(separator: ",")
+            let huge = try await api.call(.post, "/v1/match", #"{"points":[\#(tooMany)]}"#)
+            #expect(huge.status == 400 && huge.errorField == "points", "\(huge.text)")
             let found = try await api.call(.get, "/v1/geocode?q=boulevard%20des%20moulins&limit=3")
             #expect(found.status == 200 && (found["results"]?.arrayValue?.count ?? 0) > 0, "\(found.text)")
             let reverse = try await api.call(.get, "/v1/reverse?at=43.7393,7.4277")

@@ -1,0 +1,48 @@
+import ArgumentParser
+import CSVFile
+import Foundation
+import Geodesy
+import RoadGraph
+import WayfareAPI
+
+struct MatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "match",
+        abstract: "A GPS trace matched to the roads (hidden Markov model): the track, its length and time, each report's place, the breaks; one JSON object, as POST /v1/match answers.")
+    @Argument(help: "A graph file.") var graph: String
+    @Option(help: "CSV lat,lon and an optional time (seconds), one report per row, in order.") var trace: String
+    @Option(name: .customLong("sigma-m"), help: "The GPS error's standard deviation, in metres (1 to 100).") var sigmaM: Double = 10
+
+    func run() throws {
+        guard sigmaM.isFinite, (1...100).contains(sigmaM) else { throw CLIError("--sigma-m must be between 1 and 100") }
+        let reports = try readTrace(trace)
+        let matcher = Matcher(network: try loadGraph(graph))
+        let match = matcher.match(reports, settings: MatchSettings(gpsSigmaMetres: sigmaM))
+        print(WireEncoder.encode(MatchAnswer(match)).serialized)
+    }
+}
+
+/// The reports of a trace file: `lat,lon` and an optional `time` in seconds, never earlier
+/// than the row before.
+func readTrace(_ path: String) throws(CLIError) -> [TracePoint] {
+    let table = try CSVTable(reading: path, required: ["lat", "lon"])
+    let la = try table.index(of: "lat"), lo = try table.index(of: "lon"), ti = table.optionalColumn("time")
+    var out: [TracePoint] = []
+    out.reserveCapacity(table.rows.count)
+    for row in table.rows {
+        let c: Coordinate
+        do { c = try Coordinate(latitude: try table.value(row, la), longitude: try table.value(row, lo)) } catch {
+            throw CLIError("\(path): line \(row.line): \(error)")
+        }
+        var time: Double?
+        if let ti, !row.fields[ti].trimmingCharacters(in: .whitespaces).isEmpty {
+            let t = try table.value(row, ti)
+            guard t.isFinite, t >= 0 else { throw CLIError("\(path): line \(row.line): time must be a finite number ≥ 0") }
+            if let before = out.last?.time, t < before { throw CLIError("\(path): line \(row.line): time is earlier than the row before") }
+            time = t
+        }
+        out.append(TracePoint(c, time: time))
+    }
+    guard !out.isEmpty else { throw CLIError("\(path): no reports") }
+    return out
+}

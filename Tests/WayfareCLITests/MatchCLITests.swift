@@ -1,0 +1,60 @@
+import Foundation
+import Geodesy
+import Testing
+import TestSupport
+
+/// `wayfare match` on Monaco's graph: a trace driven along a route it printed itself comes
+/// back as that route; broken input is one line naming the row.
+@Suite(.serialized) struct MatchCLITests {
+    let folder = TemporaryFolder()
+
+    func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    @Test func aRouteDrivenIsMatchedBack() throws {
+        let graph = folder.path("monaco.wfg")
+        #expect(try runWayfare(["graph", "import", "Data/monaco/monaco.osm.pbf", "--out", graph]).status == 0)
+        let route = try json(try runWayfare(["route", graph, "--from", "43.7393,7.4277", "--to", "43.7314,7.4197"]).stdout)
+        let line = try #require(route["geometry"] as? [[Double]]).map { Coordinate(unchecked: $0[1], $0[0]) }
+        let metres = try #require(route["distance_m"] as? Double), seconds = try #require(route["duration_s"] as? Double)
+        // A report every 40 m of the route, with the time an even speed gives, 8 m off to the north-east.
+        var rows = ["lat,lon,time"], along = 0.0, next = 0.0
+        for (a, b) in zip(line, line.dropFirst()) {
+            let d = a.distance(to: b)
+            while next <= along + d {
+                let t = d > 0 ? (next - along) / d : 0
+                rows.append("\(a.latitude + t * (b.latitude - a.latitude) + 0.00005),\(a.longitude + t * (b.longitude - a.longitude) + 0.00005),\(next / metres * seconds)")
+                next += 40
+            }
+            along += d
+        }
+        let trace = folder.path("trace.csv")
+        try rows.joined(separator: "\n").write(toFile: trace, atomically: true, encoding: .utf8)
+        let r = try runWayfare(["match", graph, "--trace", trace, "--sigma-m", "10"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let match = try json(r.stdout)
+        let distance = try #require(match["distance_m"] as? Double)
+        #expect(abs(distance - metres) < 0.05 * metres, "matched \(distance) m of a \(metres) m route")
+        #expect((match["geometry"] as? [String: Any])?["type"] as? String == "LineString")
+        #expect((match["breaks"] as? [Int]) == [])
+        let points = try #require(match["points"] as? [Any])
+        #expect(points.count == rows.count - 1)
+        for case let p as [String: Any] in points {
+            #expect((0...1).contains(p["confidence"] as? Double ?? -1))
+            #expect((p["distance_m"] as? Double ?? 99) < 30)
+            #expect(p["edge"] as? Int != nil)
+        }
+
+        for (text, message) in [("lat,lon\n", "no reports"), ("lat,lon,time\n43.73,7.42,10\n43.73,7.42,5\n", "line 3: time is earlier"),
+                                ("lat,lon\n91,7.42\n", "line 2"), ("lon\n7.42\n", "lat"), ("lat,lon,time\n43.73,7.42,-1\n", "line 2: time")] {
+            let bad = folder.path("bad.csv")
+            try text.write(toFile: bad, atomically: true, encoding: .utf8)
+            let refused = try runWayfare(["match", graph, "--trace", bad])
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains(message), "\(refused.stderr)")
+            #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+        }
+        #expect(try runWayfare(["match", graph, "--trace", trace, "--sigma-m", "nan"]).status != 0)
+    }
+}
