@@ -12,15 +12,8 @@ wayfare=${1:-.build/release/wayfare} out=${2:-.build/load} seconds=${3:-20} mix_
 command -v wrk >/dev/null 2>&1 || { sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"; $sudo apt-get install -y -qq wrk >/dev/null; }
 rm -rf "$out" && mkdir -p "$out/osrm"
 
-# OSRM: the wheel's own binaries and car profile (the wheel is unpacked, not installed, so any
-# Python will do; it is built for CPython 3.12 and later).
-python3 -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.12 --platform manylinux_2_28_x86_64 \
-    osrm-bindings -d "$out/osrm" >/dev/null
-python3 -m zipfile -e "$out"/osrm/osrm_bindings-*.whl "$out/osrm/wheel"
-chmod +x "$out"/osrm/wheel/osrm/bin/*
-cp Data/monaco/monaco.osm.pbf "$out/osrm/monaco.osm.pbf"
-"$out/osrm/wheel/osrm/bin/osrm-extract" -p "$out/osrm/wheel/osrm/share/profiles/car.lua" "$out/osrm/monaco.osm.pbf" >"$out/osrm/extract.log" 2>&1
-"$out/osrm/wheel/osrm/bin/osrm-contract" "$out/osrm/monaco.osrm" >"$out/osrm/contract.log" 2>&1
+# OSRM: the wheel's own binaries and car profile (scripts/osrm.sh).
+bash scripts/osrm.sh "$out/osrm" >/dev/null
 osrm_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$out/osrm/wheel/osrm/bin/osrm-routed" --algorithm ch --ip 127.0.0.1 --port "$osrm_port" "$out/osrm/monaco.osrm" >"$out/osrm/routed.log" 2>&1 &
 osrm=$!

@@ -5,6 +5,42 @@ import RoadGraph
 /// GPS traces made from a path whose truth is known, and the measure of how well a match
 /// found it again: what map matching is tested and benchmarked on.
 public enum GPSTraces {
+    /// `count` fastest routes between random junctions of `network`, each at least
+    /// `minimumMetres` long: the trips whose traces are matched back. The same seed gives
+    /// the same trips.
+    public static func trips(on network: RoadNetwork, count: Int, seed: UInt64, minimumMetres: Double = 1000) -> [Route] {
+        let router = Router(network: network)
+        var random = SeededRandom(seed: seed)
+        var out: [Route] = []
+        var tries = 0
+        while out.count < count, network.nodeCount > 1, tries < 1000 * max(1, count) {
+            tries += 1
+            let a = network.coordinate(ofNode: Int.random(in: 0..<network.nodeCount, using: &random))
+            let b = network.coordinate(ofNode: Int.random(in: 0..<network.nodeCount, using: &random))
+            guard let r = try? router.route(from: a, to: b), r.distanceMetres >= minimumMetres else { continue }
+            out.append(r)
+        }
+        return out
+    }
+
+    /// One long drive: trips chained end to start until it lasts `seconds`, as one line and
+    /// its duration (a cab's shift, for timing a long trace).
+    public static func tour(on network: RoadNetwork, seconds: Double, seed: UInt64) -> (path: [Coordinate], durationSeconds: Double) {
+        let router = Router(network: network)
+        var random = SeededRandom(seed: seed)
+        var path: [Coordinate] = [], duration = 0.0, tries = 0
+        var here = network.coordinate(ofNode: Int.random(in: 0..<max(1, network.nodeCount), using: &random))
+        while duration < seconds, tries < 100_000 {
+            tries += 1
+            let next = network.coordinate(ofNode: Int.random(in: 0..<max(1, network.nodeCount), using: &random))
+            guard let r = try? router.route(from: here, to: next), r.distanceMetres >= 500 else { continue }
+            for c in r.geometry where path.last != c { path.append(c) }
+            duration += r.durationSeconds
+            here = r.geometry.last ?? next
+        }
+        return (path, duration)
+    }
+
     /// The reports a phone would send driving `path` (a polyline, in order) in
     /// `durationSeconds` at an even speed: one every `interval` seconds from the start,
     /// plus one at the end, each moved by a Gaussian error of `sigma` metres east and north.

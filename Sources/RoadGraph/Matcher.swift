@@ -142,6 +142,22 @@ public final class Matcher {
         }
     }
 
+    /// The candidates of a report: the roads within the search radius, nearest first, without
+    /// those whose distance alone makes them e^10 times less likely than the nearest (beyond
+    /// about 4.5σ when the nearest is on the report): they cannot win, and each one costs a
+    /// search per step.
+    func candidates(of c: Coordinate, _ settings: MatchSettings) -> (snaps: [Snap], emission: [Double]) {
+        var snaps = router.candidates(of: c, within: settings.searchRadiusMetres, count: settings.maximumCandidates)
+        let sigma = settings.gpsSigmaMetres
+        var emission = snaps.map { 0.5 * ($0.metres / sigma) * ($0.metres / sigma) }
+        if let best = emission.first {
+            let kept = emission.prefix { $0 <= best + 10 }.count
+            snaps.removeSubrange(kept...)
+            emission.removeSubrange(kept...)
+        }
+        return (snaps, emission)
+    }
+
     /// The trace matched to the road.
     public func match(_ trace: [TracePoint], settings: MatchSettings = MatchSettings()) -> MapMatch {
         var points = [MatchedPoint?](repeating: nil, count: trace.count)
@@ -150,7 +166,7 @@ public final class Matcher {
         var layers: [Layer] = []
         /// Which kept report each report too near to weigh follows, and the piece of track
         /// each kept report lies on.
-        var follows: [Int: Int] = [:], pieceOf: [Int: Int] = [:]
+        var follows: [Int: Int] = [:], stretchOf: [Int: (piece: Int, lines: Range<Int>)] = [:]
 
         func finish() {
             guard !layers.isEmpty else { return }
@@ -163,6 +179,7 @@ public final class Matcher {
                 let snap = layer.candidates[chosen[k]]
                 var edge = k > 0 ? (edges.last ?? Int(network.pieceEdges[Int(network.pieceEdgeStart[snap.piece])]))
                                  : Int(network.pieceEdges[Int(network.pieceEdgeStart[snap.piece])])
+                let start = max(0, line.count - 1)
                 if k + 1 < layers.count {
                     let next = layers[k + 1].candidates[chosen[k + 1]]
                     if !layers[k + 1].backward[chosen[k + 1]], let route = drive(from: anchor, or: snap, to: next, after: edges.last,
@@ -179,7 +196,9 @@ public final class Matcher {
                     }
                 }
                 if line.isEmpty { line.append(snap.coordinate) }
-                pieceOf[layer.report] = pieces.count
+                // The stretch of the line from this report to the next weighed: where the
+                // reports between them lie.
+                stretchOf[layer.report] = (pieces.count, start..<line.count)
                 points[layer.report] = MatchedPoint(coordinate: snap.coordinate, metresFromReport: snap.metres, edge: edge,
                                                     confidence: confidence(layer, chosen[k]))
             }
@@ -190,10 +209,8 @@ public final class Matcher {
         var i = 0
         while i < trace.count {
             let report = trace[i]
-            let candidates = router.candidates(of: report.coordinate, within: settings.searchRadiusMetres,
-                                               count: settings.maximumCandidates)
+            let (candidates, emission) = self.candidates(of: report.coordinate, settings)
             guard !candidates.isEmpty else { i += 1; continue }  // no road near: an outlier
-            let emission = candidates.map { 0.5 * ($0.metres / settings.gpsSigmaMetres) * ($0.metres / settings.gpsSigmaMetres) }
             guard let previous = layers.last else {
                 layers.append(Layer(report: i, candidates: candidates, cost: emission, parent: Array(repeating: -1, count: candidates.count)))
                 i += 1
@@ -220,9 +237,7 @@ public final class Matcher {
             // previous one; otherwise a break.
             if i + 1 < trace.count {
                 let next = trace[i + 1]
-                let nextCandidates = router.candidates(of: next.coordinate, within: settings.searchRadiusMetres,
-                                                       count: settings.maximumCandidates)
-                let nextEmission = nextCandidates.map { 0.5 * ($0.metres / settings.gpsSigmaMetres) * ($0.metres / settings.gpsSigmaMetres) }
+                let (nextCandidates, nextEmission) = self.candidates(of: next.coordinate, settings)
                 if !nextCandidates.isEmpty, from.coordinate.distance(to: next.coordinate) <= settings.breakageMetres,
                    let layer = step(from: previous, fromPoint: from, to: i + 1, next, nextCandidates, nextEmission, settings) {
                     layers.append(layer)
@@ -239,8 +254,8 @@ public final class Matcher {
         // A report not weighed lies where the track passes nearest to it, on its kept
         // report's piece, with that report's edge and confidence.
         for (report, kept) in follows {
-            guard var point = points[kept], let piece = pieceOf[kept] else { continue }
-            let (at, metres) = Self.nearest(on: pieces[piece], to: trace[report].coordinate)
+            guard var point = points[kept], let stretch = stretchOf[kept] else { continue }
+            let (at, metres) = Self.nearest(on: pieces[stretch.piece][stretch.lines], to: trace[report].coordinate)
             point.coordinate = at
             point.metresFromReport = metres
             points[report] = point
@@ -324,7 +339,7 @@ public final class Matcher {
     }
 
     /// The point of `line` nearest to `c`, and how far it is (metres, in a plane tangent at `c`).
-    static func nearest(on line: [Coordinate], to c: Coordinate) -> (Coordinate, Double) {
+    static func nearest(on line: ArraySlice<Coordinate>, to c: Coordinate) -> (Coordinate, Double) {
         guard var best = line.first.map({ ($0, c.distance(to: $0)) }) else { return (c, 0) }
         let ky = 111_194.9, kx = ky * cos(c.latitude * .pi / 180)
         for k in line.indices.dropFirst() {

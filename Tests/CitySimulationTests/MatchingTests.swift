@@ -13,16 +13,7 @@ import TestSupport
 struct MatchingTests {
     /// Routes between random junctions of Monaco, at least `minimumMetres` long.
     static func routes(_ count: Int, seed: UInt64, minimumMetres: Double = 1000) -> [Route] {
-        let router = Router(network: Monaco.network)
-        var random = SeededRandom(seed: seed)
-        var out: [Route] = []
-        while out.count < count {
-            let a = Monaco.network.coordinate(ofNode: Int.random(in: 0..<Monaco.network.nodeCount, using: &random))
-            let b = Monaco.network.coordinate(ofNode: Int.random(in: 0..<Monaco.network.nodeCount, using: &random))
-            guard let r = try? router.route(from: a, to: b), r.distanceMetres >= minimumMetres else { continue }
-            out.append(r)
-        }
-        return out
+        GPSTraces.trips(on: Monaco.network, count: count, seed: seed, minimumMetres: minimumMetres)
     }
 
     /// A line's length by haversine, apart from the library's geodesy.
