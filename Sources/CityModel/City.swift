@@ -34,6 +34,9 @@ public struct BookingSettings: Sendable, Equatable {
     /// estimate plus this percentage of it (default 50 %). Above it the rest waits for the
     /// passenger to confirm it (the fare confirmation of the services' bookings).
     public var confirmAbovePercent: Int64 = 50
+    /// The GPS error of the drivers' phones, in metres (one standard deviation): how the
+    /// trip's track is matched to the roads for billing (default 10 m, a phone in a city).
+    public var trackSigmaMetres: Double = 10
 
     /// Specification 000's rules.
     public init() {}

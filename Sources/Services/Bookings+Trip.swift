@@ -52,7 +52,7 @@ extension Bookings {
     }
 
     /// Ends the trip: the final fare from the trip's track (the cab's reports since the start,
-    /// routed on the road graph; the booked route when it has none), the waiting at the
+    /// matched to the road graph; the booked route when it has none), the waiting at the
     /// pickup (from the history) and on the way (from the track), the tolls and the
     /// first-ride promotion; the payment settled from the hold or in cash; the invoice
     /// queued; the cab free again.
@@ -138,15 +138,15 @@ extension Bookings {
         var byTime: [Int64: TrackPoint] = [:]
         for p in stored + live { byTime[milliseconds(p.time)] = p }
         let track = byTime.keys.sorted().compactMap { byTime[$0] }
-        let completedAt = now
+        let completedAt = now, settings = MatchSettings(gpsSigmaMetres: city.settings.trackSigmaMetres), matchers = self.matchers
         return routers.with { router in
             let booked = (try? router.route(from: b.pickup, to: b.destination))?.distanceMetres
-            return TripMeasurement.measure(track: track, pickup: b.pickup, destination: b.destination, completedAt: completedAt,
-                                           booked: booked) { a, z in
-                // The shortest road between two reports, not the fastest: the cab drove from one
-                // to the other, and between close points the shortest is the likeliest.
-                (try? router.route(from: a, to: z, metric: .distance))?.distanceMetres
-            }
+            return TripMeasurement.measure(track: track, pickup: b.pickup, destination: b.destination, completedAt: completedAt, booked: booked,
+                                           route: { a, z in
+                                               // Across a break: the shortest road between the reports either side.
+                                               (try? router.route(from: a, to: z, metric: .distance))?.distanceMetres
+                                           },
+                                           match: { trace in matchers.with { $0.match(trace, settings: settings) } })
         }
     }
 

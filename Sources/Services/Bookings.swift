@@ -40,6 +40,8 @@ public final class Bookings: Sendable {
     let clock: any FleetClock
     let commissionPercent: Int64
     let routers: RouterPool
+    /// Map matchers, for billing a trip from its matched track.
+    let matchers: WorkspacePool<Matcher>
     let onOffer: (@Sendable (DriverOffer) -> Void)?
     let state = Locked(LiveState())
     /// How this process's searches ended, for the server's metrics.
@@ -88,6 +90,8 @@ public final class Bookings: Sendable {
         clock = scheduler.clock
         commissionPercent = wallet.commissionPercent
         routers = RouterPool(network: city.network)
+        let network = city.network
+        matchers = WorkspacePool { Matcher(network: network) }
         onOffer = offers
         let relay = NotificationRelay()
         var fleet = Fleet.Configuration()

@@ -1,5 +1,6 @@
 import Foundation
 import Geodesy
+import RoadGraph
 
 /// One position of a cab on a trip, stamped by the server's clock when the report arrived.
 public struct TrackPoint: Sendable, Equatable {
@@ -16,7 +17,8 @@ public struct TrackPoint: Sendable, Equatable {
 }
 
 /// What a trip measured from the server's own record: the cab's position reports between
-/// `started` and `complete`, routed between consecutive reports on the road graph.
+/// `started` and `complete`, matched to the road graph as one track (map matching), or,
+/// without a matcher, routed between consecutive reports.
 ///
 /// The driver's taximeter is a claim, like every number a client sends: the fare is billed
 /// from this measure, and the meter is kept beside it as a cross-check.
@@ -54,27 +56,48 @@ public struct TripMeasurement: Sendable, Equatable {
     ///     has no reports).
     ///   - route: the road distance in metres between two points (nil when there is no route:
     ///     the great-circle distance is used).
+    ///   - match: the track matched to the roads (``Matcher``), when a matcher is at hand:
+    ///     the billed distance is then the matched track's length, with each break bridged
+    ///     as a leg between reports (below). Nil: legs between consecutive reports.
     public static func measure(track: [TrackPoint], pickup: Coordinate, destination: Coordinate, completedAt: Date,
-                               booked: Double?, route: (Coordinate, Coordinate) -> Double?) -> TripMeasurement {
+                               booked: Double?, route: (Coordinate, Coordinate) -> Double?,
+                               match: (([TracePoint]) -> MapMatch)? = nil) -> TripMeasurement {
         func road(_ a: Coordinate, _ b: Coordinate) -> Double { route(a, b) ?? a.distance(to: b) }
         guard track.count >= 2 else {
             // The phone was offline the whole trip: the booked trip's route.
             return TripMeasurement(metres: whole(booked ?? road(pickup, destination)), waitingSeconds: 0, reports: 0)
         }
         var metres = 0.0, waiting = 0.0
-        var kept = track[0]
+        var end = track[0].position
         for (previous, point) in zip(track, track.dropFirst()) {
             let dt = point.time.timeIntervalSince(previous.time)
             if dt > 0, dt <= longestGapSeconds, previous.position.distance(to: point.position) < max(jitterMetres, crawlMetresPerSecond * dt) {
                 waiting += dt
             }
-            guard kept.position.distance(to: point.position) >= jitterMetres else { continue }
-            metres += leg(from: kept, to: point, road: road)
-            kept = point
+        }
+        if let match {
+            let start = track[0].time
+            let matched = match(track.map { TracePoint($0.position, time: $0.time.timeIntervalSince(start)) })
+            metres = matched.distanceMetres
+            // A break is a stretch no plausible route explains (a jump, a phone offline): it is
+            // billed as a leg between the reports either side of it, under the same rules.
+            for b in matched.breaks where b > 0 {
+                guard let before = (0..<b).last(where: { matched.points[$0] != nil }) else { continue }
+                metres += leg(from: track[before], to: track[b], road: road)
+            }
+            end = matched.points.last(where: { $0 != nil })??.coordinate ?? track[track.count - 1].position
+        } else {
+            var kept = track[0]
+            for point in track.dropFirst() {
+                guard kept.position.distance(to: point.position) >= jitterMetres else { continue }
+                metres += leg(from: kept, to: point, road: road)
+                kept = point
+            }
+            end = kept.position
         }
         if let last = track.last, completedAt.timeIntervalSince(last.time) > staleEndSeconds,
            last.position.distance(to: destination) > arrivedMetres {
-            metres += road(kept.position, destination)
+            metres += road(end, destination)
         }
         return TripMeasurement(metres: whole(metres), waitingSeconds: whole(waiting), reports: track.count - 1)
     }
@@ -92,8 +115,8 @@ public struct TripMeasurement: Sendable, Equatable {
     /// put on the street going the other way, and the route going round the block to turn.
     /// After a longer gap the cab may really have gone round, and the route is kept as long
     /// as no cab could have driven it faster than 130 km/h. Otherwise the straight line is
-    /// billed, in the passenger's favour. (Map matching, which chooses the road for all the
-    /// reports together, is the better answer.)
+    /// billed, in the passenger's favour. (With a matcher, only the breaks of the matched
+    /// track are billed this way.)
     static func leg(from a: TrackPoint, to b: TrackPoint, road: (Coordinate, Coordinate) -> Double) -> Double {
         let straight = a.position.distance(to: b.position)
         let routed = road(a.position, b.position)

@@ -1,7 +1,9 @@
 import Foundation
 import Geodesy
 import Services
+import RoadGraph
 import Testing
+import TestSupport
 
 /// `TripMeasurement` on made-up tracks, with a road that is the straight line unless a test
 /// says otherwise: each rule of the billed distance on its own.
@@ -67,5 +69,34 @@ struct TripMeasurementTests {
         let m = TripMeasurement.measure(track: track, pickup: Self.at(0, 0).position, destination: Self.at(1_500, 0).position,
                                         completedAt: Self.t0.addingTimeInterval(400), booked: nil, route: Self.straight)
         #expect(abs(Double(m.metres) - 1_500) <= 1, "\(m)")
+    }
+}
+
+extension TripMeasurementTests {
+    @Test("with a matcher, a noisy track is billed the road it was driven on, not the zig-zag between reports")
+    func matchedTrack() throws {
+        let router = Router(network: Monaco.network)
+        let route = try router.route(from: Coordinate(unchecked: 43.7393, 7.4277), to: Coordinate(unchecked: 43.7314, 7.4197))
+        // A report every 60 m along the route, 5 s apart, 12 m off to alternate sides.
+        var track: [TrackPoint] = [], along = 0.0, next = 0.0, side = 1.0
+        for (a, b) in zip(route.geometry, route.geometry.dropFirst()) {
+            let d = a.distance(to: b)
+            while next <= along + d {
+                let t = d > 0 ? (next - along) / d : 0
+                let lat = a.latitude + t * (b.latitude - a.latitude) + side * 12 / 111_195
+                track.append(TrackPoint(position: Coordinate(unchecked: lat, a.longitude + t * (b.longitude - a.longitude)),
+                                        time: Self.t0.addingTimeInterval(Double(track.count) * 5)))
+                side = -side
+                next += 60
+            }
+            along += d
+        }
+        let matcher = Matcher(network: Monaco.network)
+        let matched = TripMeasurement.measure(track: track, pickup: route.geometry[0], destination: route.geometry.last!,
+                                              completedAt: track.last!.time, booked: route.distanceMetres,
+                                              route: { try? router.route(from: $0, to: $1, metric: .distance).distanceMetres },
+                                              match: { matcher.match($0, settings: MatchSettings(gpsSigmaMetres: 10)) })
+        #expect(abs(Double(matched.metres) - route.distanceMetres) < 0.03 * route.distanceMetres, "\(matched) against \(route.distanceMetres) m")
+        #expect(matched.reports == track.count - 1)
     }
 }
