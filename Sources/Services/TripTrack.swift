@@ -56,7 +56,7 @@ public struct TripMeasurement: Sendable, Equatable {
     ///     has no reports).
     ///   - route: the road distance in metres between two points (nil when there is no route:
     ///     the great-circle distance is used).
-    ///   - match: the track matched to the roads (``Matcher``), when a matcher is at hand:
+    ///   - match: the track matched to the roads (a `Matcher`), when a matcher is at hand:
     ///     the billed distance is then the matched track's length, with each break bridged
     ///     as a leg between reports (below). Nil: legs between consecutive reports.
     public static func measure(track: [TrackPoint], pickup: Coordinate, destination: Coordinate, completedAt: Date,
