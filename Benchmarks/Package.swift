@@ -13,7 +13,7 @@ let package = Package(
     targets: [
         benchmark("ZoneLookup", using: ["Zones", "ZoneImport", "Geodesy", "Workloads"]),
         benchmark("FleetIndex", using: ["SpatialIndex", "Fleet", "Geodesy", "Workloads"]),
-        benchmark("Routing", using: ["RoadGraph", "Geodesy", "Workloads"]),
+        benchmark("Routing", using: ["RoadGraph", "Geodesy", "Workloads", "CitySimulation"]),
         // Not "Dispatch": that is libdispatch's module name.
         benchmark("DispatchBench", folder: "Dispatch", using: ["TaxiDispatch", "Fleet", "Zones", "ZoneImport", "RoadGraph", "Geodesy", "Workloads"]),
         // Not "Geocoding": target names must be unique across the package graph.

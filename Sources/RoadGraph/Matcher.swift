@@ -276,7 +276,9 @@ public final class Matcher {
         if let t0 = fromPoint.time, let t1 = report.time, t1 >= t0 {
             longest = min(longest, settings.maximumSpeed * (t1 - t0 + 1) + 2 * settings.searchRadiusMetres)
         }
-        let limitSeconds = longest / 2  // no cab crosses a city at under 2 m/s on the network's speeds
+        // On the network's speeds no street is slower than 3 m/s (11 km/h): a route within
+        // `longest` metres takes at most a third as many seconds.
+        let limitSeconds = longest / 3
         let sources = previous.candidates.map { Optional($0) }
         var cost = [Double](repeating: .infinity, count: candidates.count)
         var parent = [Int](repeating: -1, count: candidates.count)

@@ -152,9 +152,12 @@ public final class Router {
         network.segments.segments(within: limit, of: c, into: &hits)
         // The nearest segment of each piece, then the nearest pieces.
         hits.sort { $0.metres < $1.metres }
-        var pieces = Set<UInt32>(), out: [Snap] = []
+        var out: [Snap] = []
+        out.reserveCapacity(min(count, 16))
         for hit in hits where out.count < count {
-            guard pieces.insert(network.segments.segmentLine[hit.segment]).inserted else { continue }
+            // A few candidates at most: a linear look beats hashing.
+            let piece = Int(network.segments.segmentLine[hit.segment])
+            guard !out.contains(where: { $0.piece == piece }) else { continue }
             out.append(snap(c, onto: hit))
         }
         return out

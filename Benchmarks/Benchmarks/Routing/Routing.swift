@@ -1,4 +1,5 @@
 import Benchmark
+import CitySimulation
 import Workloads
 import Foundation
 import Geodesy
@@ -90,6 +91,33 @@ private func etaBenchmarks(_ name: String, _ workload: Workload, iterations: Int
     }
 }
 
+/// Map matching a cab's 30-minute shift (one report every 5 s, σ 15 m, from the simulator's
+/// tour of Monaco), and as the baseline in the same process the billing it replaced: a
+/// route between each pair of consecutive reports.
+private let shiftTrace: [TracePoint] = {
+    let tour = GPSTraces.tour(on: monaco, seconds: 1800, seed: 1)
+    var random = SeededRandom(seed: 1)
+    return GPSTraces.reports(along: tour.path, durationSeconds: tour.durationSeconds, every: 5, noiseMetres: 15, using: &random)
+        .filter { ($0.time ?? 0) <= 1800 }
+}()
+
+private func matchBenchmarks() {
+    let configuration = Benchmark.Configuration(metrics: [.wallClock, .mallocCountTotal], timeUnits: .microseconds,
+                                                warmupIterations: 3, maxDuration: .seconds(4), maxIterations: 2_000)
+    Benchmark("Monaco: match a 30-minute trace (361 reports)", configuration: configuration) { benchmark in
+        let matcher = Matcher(network: monaco), trace = shiftTrace
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { blackHole(matcher.match(trace, settings: MatchSettings(gpsSigmaMetres: 15))) }
+    }
+    Benchmark("Monaco: route between consecutive reports of the same trace (baseline)", configuration: configuration) { benchmark in
+        let router = Router(network: monaco), trace = shiftTrace
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            for (a, b) in zip(trace, trace.dropFirst()) { blackHole(try? router.route(from: a.coordinate, to: b.coordinate)) }
+        }
+    }
+}
+
 let benchmarks: @Sendable () -> Void = {
     let importConfig = Benchmark.Configuration(metrics: [.wallClock, .peakMemoryResident], timeUnits: .milliseconds,
                                                warmupIterations: 1, maxDuration: .seconds(10), maxIterations: 10)
@@ -110,6 +138,7 @@ let benchmarks: @Sendable () -> Void = {
     // many-to-one, and the plain backward search as the baseline, in the same process.
     let etaWorkload = Workload { (Router(network: monaco), zip(monaco.randomPairs(100, seed: 8), monaco.randomPairs(100, seed: 7)).map { ($1.0, $0.0) }) }
     etaBenchmarks("Monaco: ETAs of 50 cabs", etaWorkload, iterations: 10_000)
+    matchBenchmarks()
 
     // The seeded synthetic grid city, at three sizes, to show how query time grows. The 1M
     // grid takes minutes to contract; WAYFARE_BENCH_GRID_MAX=100000 leaves it out.
