@@ -135,10 +135,20 @@ struct RouteCommand: ParsableCommand {
     @Option(help: "time (fastest) or distance (shortest).") var metric: Metric = .time
     @Option(help: "hierarchy, astar or dijkstra (same answer, different speed).") var algorithm: RoutingAlgorithm = .hierarchy
     @Flag(help: "Print a GeoJSON Feature instead.") var geojson = false
+    @Option(help: "Up to this many routes (1 to 3): the fastest and admissible alternatives, printed as {\"routes\": [...]}.")
+    var alternatives: Int?
 
     func run() throws {
         let a = try coordinate(from, option: "from"), b = try coordinate(to, option: "to")
         let router = Router(network: try loadGraph(graph))
+        if let alternatives {
+            guard (1...3).contains(alternatives) else { throw CLIError("--alternatives must be between 1 and 3") }
+            guard metric == .time, algorithm == .hierarchy else { throw CLIError("--alternatives needs --metric time and --algorithm hierarchy") }
+            let routes: [Route]
+            do { routes = try router.routes(from: a, to: b, count: alternatives) } catch { throw CLIError(error.description) }
+            print(JSONValue.object([("routes", .array(routes.map { geojson ? $0.geoJSONFeature : $0.json }))]).text)
+            return
+        }
         let route: Route
         do { route = try router.route(from: a, to: b, metric: metric, algorithm: algorithm) } catch { throw CLIError(error.description) }
         print((geojson ? route.geoJSONFeature : route.json).text)
