@@ -28,23 +28,24 @@ struct AccountStatements {
         }
     }
 
-    /// What a login reads of a user: the user, the stored hash, whether verified.
+    /// What a login reads of a user: the user, the stored hash, whether verified (one row,
+    /// read as the user's record and two columns more).
     struct SignInRecord: Decodable {
-        let id: Int64
-        let role: Role
-        let name: String
-        let mobile: String
-        let email: String
-        let suspendedUntilMs: Int64?
+        let account: UserRecord
         let passwordHash: String
         let verifiedMs: Int64?
-        enum CodingKeys: String, CodingKey {
-            case id, role, name, mobile, email, suspendedUntilMs = "suspended_until_ms", passwordHash = "password_hash", verifiedMs = "verified_ms"
+        enum CodingKeys: String, CodingKey { case passwordHash = "password_hash", verifiedMs = "verified_ms" }
+
+        init(from decoder: any Decoder) throws {
+            account = try UserRecord(from: decoder)
+            let columns = try decoder.container(keyedBy: CodingKeys.self)
+            passwordHash = try columns.decode(String.self, forKey: .passwordHash)
+            verifiedMs = try columns.decodeIfPresent(Int64.self, forKey: .verifiedMs)
         }
 
-        var user: User {
-            UserRecord(id: id, role: role, name: name, mobile: mobile, email: email, suspendedUntilMs: suspendedUntilMs).user
-        }
+        var id: Int64 { account.id }
+        var suspendedUntilMs: Int64? { account.suspendedUntilMs }
+        var user: User { account.user }
     }
 
     /// An account holding a mobile number or an e-mail address, verified or not.
