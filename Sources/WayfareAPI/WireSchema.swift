@@ -113,7 +113,17 @@ struct SchemaReader: Decoder {
             return Date(timeIntervalSince1970: 0) as! T
         }
         if let choice = T.self as? any WireChoice.Type { return try self.choice(choice) as! T }
+        if let optional = T.self as? any NullableWire.Type { return try optional.readNullable(self) as! T }
         return try T(from: self)
+    }
+
+    /// Notes `Wrapped`'s schema, or null: an optional read as a value of its own (an item of
+    /// a list of optionals, `[Point?]`), which Swift decodes without asking whether it is there.
+    func nullable<Wrapped: Decodable>(_ type: Wrapped.Type) throws -> Wrapped? {
+        let child = SchemaNode()
+        _ = try SchemaReader(node: child, path: path, rule: rule, request: request).read(type)
+        node.kind = .leaf([("anyOf", .array([child.schema, .object([("type", .string("null"))])]))])
+        return nil
     }
 
     private func choice<C: WireChoice>(_ type: C.Type) throws -> C {
@@ -121,6 +131,13 @@ struct SchemaReader: Decoder {
         guard let first = C.allCases.first else { throw WireError(field, "has no values") }
         return first
     }
+}
+
+/// An optional, whose schema is its wrapped type's or null.
+protocol NullableWire { static func readNullable(_ reader: SchemaReader) throws -> Self }
+
+extension Optional: NullableWire where Wrapped: Decodable {
+    static func readNullable(_ reader: SchemaReader) throws -> Self { try reader.nullable(Wrapped.self) }
 }
 
 extension SchemaReader: SingleValueDecodingContainer {

@@ -242,3 +242,21 @@ struct DocumentTests {
         #expect(checked > 40, "limits checked: \(checked)")
     }
 }
+
+/// Lists of optionals in answers (`[Point?]`): Swift decodes each item without asking
+/// whether it is there, so the schema must say so itself (schemathesis found the document
+/// refusing the null a matched trace's outlier is).
+@Suite("WayfareAPI: nullable items")
+struct NullableItemTests {
+    @Test("a list of optionals documents each item as its type or null")
+    func listOfOptionals() throws {
+        let schema = try WireSchema.of(MatchAnswer.self, request: false)
+        let items = try #require(schema["properties"]?["points"]?["items"])
+        let options = try #require(items["anyOf"]?.arrayValue)
+        #expect(options.count == 2)
+        #expect(options[0]["type"] == .string("object"))
+        #expect(options[1]["type"] == .string("null"))
+        // A list of plain values stays plain.
+        #expect(schema["properties"]?["breaks"]?["items"]?["type"] == .string("integer"))
+    }
+}
