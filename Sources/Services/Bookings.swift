@@ -189,6 +189,8 @@ public final class Bookings: Sendable {
     /// number is drawn again.
     static func reference(_ number: Int, created: Int64, revision: Int64) -> String { "booking:\(number):\(created):\(revision)" }
 
+    /// Degrees as every service stores them: whole 10⁻⁷ degrees (about 1 cm). Only for
+    /// validated coordinates (finite, in range).
     static func e7(_ degrees: Double) -> Int64 { Int64((degrees * 1e7).rounded()) }
     static func e7(_ c: Coordinate) -> String { "\(e7(c.latitude)),\(e7(c.longitude))" }
 

@@ -25,7 +25,7 @@ struct FavouriteStatements {
         let next = try c.fetchOne(RowCount.self, """
             SELECT CAST(COALESCE(MAX(position), 0) + 1 AS BIGINT) AS n FROM favourites WHERE user_id = \(passenger)
             """)?.n ?? 1
-        let lat = PassengerFavourites.e7(location.latitude), lon = PassengerFavourites.e7(location.longitude)
+        let lat = Bookings.e7(location.latitude), lon = Bookings.e7(location.longitude)
         try c.execute("""
             INSERT INTO favourites (user_id, position, name, lat_e7, lon_e7)
             VALUES (\(passenger), \(next), \(name), \(lat), \(lon))

@@ -86,5 +86,4 @@ public struct PassengerFavourites: Sendable {
         return places
     }
 
-    static func e7(_ degrees: Double) -> Int64 { Int64((degrees * 1e7).rounded()) }
 }
