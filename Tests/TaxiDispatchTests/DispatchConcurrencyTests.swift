@@ -16,9 +16,13 @@ import Testing
         try h.cabs(ids.enumerated().map { i, id in (id, junctions[i % junctions.count][i % junctions[i % junctions.count].count]) })
         let requests = RequestBox()
         let groups = DispatchGroup()
+        // The passengers, the reports and the clock; the drivers answer for as long as these run.
+        let producers = DispatchGroup()
         let queue = DispatchQueue(label: "threads", attributes: .concurrent)
         for t in 0..<3 {  // passengers
+            producers.enter()
             queue.async(group: groups) {
+                defer { producers.leave() }
                 for k in 0..<15 {
                     let zone = junctions[(t + k) % junctions.count]
                     if let id = try? h.dispatcher.request(RideRequest(customer: "p\(t)-\(k)", pickup: zone[k % zone.count])) {
@@ -27,7 +31,9 @@ import Testing
                 }
             }
         }
+        producers.enter()
         queue.async(group: groups) {  // the fleet's reports
+            defer { producers.leave() }
             for round in 0..<20 {
                 for (i, id) in ids.enumerated() {
                     let zone = junctions[(i + round) % junctions.count]
@@ -36,14 +42,20 @@ import Testing
             }
         }
         queue.async(group: groups) {  // drivers: accept every third offer, decline the rest
+            // For as long as the others run (a fixed number of rounds could end before the
+            // first offer on a busy machine), then once more.
             var answered = Set<UInt64>()
-            for _ in 0..<200 {
+            var running = true
+            while running {
+                running = producers.wait(timeout: .now()) == .timedOut
                 for offer in h.offers where answered.insert(offer.id).inserted {
                     try? h.dispatcher.answer(offer.id, accept: offer.id % 3 == 0)
                 }
             }
         }
+        producers.enter()
         queue.async(group: groups) {  // time passes: offers lapse, searches end
+            defer { producers.leave() }
             for _ in 0..<60 { h.scheduler.advance(by: 3) }
         }
         groups.wait()
