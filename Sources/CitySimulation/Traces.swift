@@ -64,12 +64,54 @@ public enum GPSTraces {
     }
 
     /// `c` moved by independent Gaussian errors of `sigma` metres north and east, kept on the globe.
-    static func displaced(_ c: Coordinate, sigma: Double, using random: inout SeededRandom) -> Coordinate {
+    public static func displaced(_ c: Coordinate, sigma: Double, using random: inout SeededRandom) -> Coordinate {
         guard sigma > 0 else { return c }
         let north = random.gaussian() * sigma, east = random.gaussian() * sigma
         let lat = c.latitude + north / PolylineWalker.metresPerDegree
         let lon = c.longitude + east / (PolylineWalker.metresPerDegree * max(0.01, cos(c.latitude * .pi / 180)))
         return Coordinate(unchecked: min(90, max(-90, lat)), lon)
+    }
+
+    /// A drive that leaves its route: the driver follows `shown` for `fraction` of its length,
+    /// turns off towards a junction 150 to 500 m away that the route does not pass (leaving
+    /// the route within 300 m), and from
+    /// there takes the fastest way to the route's end. Nil when no such junction leads off
+    /// the route (within 100 tries). The same seed gives the same drive.
+    public static func wrongTurn(on network: RoadNetwork, from shown: Route, at fraction: Double, seed: UInt64) -> Detour? {
+        let router = Router(network: network)
+        var random = SeededRandom(seed: seed)
+        let shownLine = PolylineWalker(shown.geometry)
+        let turnAt = shownLine.length * min(0.8, max(0.1, fraction))
+        let turn = shownLine.point(at: turnAt)
+        guard let end = shown.geometry.last, network.nodeCount > 1 else { return nil }
+        let near = (0..<network.nodeCount).filter {
+            let d = network.coordinate(ofNode: $0).distance(to: turn)
+            return d >= 150 && d <= 500
+        }
+        for _ in 0..<100 where !near.isEmpty {
+            let junction = network.coordinate(ofNode: near[Int.random(in: 0..<near.count, using: &random)])
+            guard let off = try? router.route(from: turn, to: junction), let back = try? router.route(from: junction, to: end) else { continue }
+            // It must leave the route soon (30 m off the line within 300 m), and the
+            // junction be well off it.
+            let offLine = PolylineWalker(off.geometry)
+            func away(_ c: Coordinate) -> Double { let p = shownLine.plane(c); return shownLine.distance(fromPlanar: p.x, p.y) }
+            guard offLine.length > 100, away(junction) > 60,
+                  stride(from: 10.0, through: 300, by: 10).contains(where: { away(offLine.point(at: $0)) > 30 }) else { continue }
+            var path = shown.geometry.indices.filter { shownLine.along[$0] < turnAt }.map { shown.geometry[$0] }
+            path.append(turn)
+            for c in off.geometry.dropFirst() + back.geometry.dropFirst() where path.last != c { path.append(c) }
+            let driven = PolylineWalker(path)
+            let pace = shown.durationSeconds / max(1, shownLine.length)
+            return Detour(path: path, durationSeconds: driven.length * pace, shown: shown, turnMetres: turnAt)
+        }
+        return nil
+    }
+
+    /// Metres from `c` to the nearest point of `line`, by brute force over its segments.
+    public static func metres(from c: Coordinate, to line: [Coordinate]) -> Double {
+        let walker = PolylineWalker(line)
+        let p = walker.plane(c)
+        return walker.distance(fromPlanar: p.x, p.y)
     }
 
     /// Newson and Krumm's route mismatch fraction: the length of `truth` that no line of
@@ -85,6 +127,24 @@ public enum GPSTraces {
         let missed = truthWalker.lengthAway(from: matchedWalkers, tolerance: tolerance)
         let added = matchedWalkers.reduce(0.0) { $0 + $1.lengthAway(from: [truthWalker], tolerance: tolerance) }
         return (missed + added) / truthWalker.length
+    }
+}
+
+/// A drive that left the route it was shown (``GPSTraces/wrongTurn(on:from:at:seed:)``).
+public struct Detour: Sendable {
+    /// The road driven, start to end.
+    public var path: [Coordinate]
+    /// How long it took, at the shown route's average pace.
+    public var durationSeconds: Double
+    /// The route the passenger was shown.
+    public var shown: Route
+    /// Metres along `path` (and along the shown route) where the driver turned off.
+    public var turnMetres: Double
+
+    /// Where the cab is `seconds` into the drive (at an even pace).
+    public func position(at seconds: Double) -> Coordinate {
+        let walker = PolylineWalker(path)
+        return walker.point(at: walker.length * min(1, max(0, seconds / max(1e-9, durationSeconds))))
     }
 }
 

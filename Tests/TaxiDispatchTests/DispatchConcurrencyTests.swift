@@ -19,6 +19,7 @@ import Testing
         // The passengers, the reports and the clock; the drivers answer for as long as these run.
         let producers = DispatchGroup()
         let queue = DispatchQueue(label: "threads", attributes: .concurrent)
+        let passes = PassCounter()
         for t in 0..<3 {  // passengers
             producers.enter()
             queue.async(group: groups) {
@@ -51,12 +52,20 @@ import Testing
                 for offer in h.offers where answered.insert(offer.id).inserted {
                     try? h.dispatcher.answer(offer.id, accept: offer.id % 3 == 0)
                 }
+                passes.completeOne()
             }
         }
         producers.enter()
-        queue.async(group: groups) {  // time passes: offers lapse, searches end
+        queue.async(group: groups) {  // time passes: retries fall due, searches end
             defer { producers.leave() }
-            for _ in 0..<60 { h.scheduler.advance(by: 3) }
+            // A second each, 60 in all (within the search limit and the cabs' freshness), each
+            // after a whole pass of the drivers, so an offer lapses only if its driver never saw
+            // it: on a starved thread (ThreadSanitizer, a busy machine) the clock waits for
+            // the drivers instead of lapsing every offer, so some cab is always assigned.
+            for _ in 0..<60 {
+                passes.awaitOneMore()
+                h.scheduler.advance(by: 1)
+            }
         }
         groups.wait()
         h.scheduler.advance(by: 300)  // every search ends
@@ -84,6 +93,21 @@ import Testing
         }
         let stats = DispatchStatistics(h.log.records)
         #expect(stats.requests == requests.all.count && stats.open == 0)
+    }
+}
+
+/// Counts the drivers' passes over the offers; the clock waits for a pass begun after it asked.
+final class PassCounter: @unchecked Sendable {  // every field behind `condition`
+    private let condition = NSCondition()
+    private var passes = 0
+    func completeOne() { condition.lock(); passes += 1; condition.broadcast(); condition.unlock() }
+    /// Returns after a pass that began after this call (two completions: the one under way may
+    /// have begun before).
+    func awaitOneMore() {
+        condition.lock()
+        let target = passes + 2
+        while passes < target { condition.wait() }
+        condition.unlock()
     }
 }
 
