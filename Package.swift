@@ -183,7 +183,7 @@ let package = Package(
         // The child process of the ledger crash test: pays until it is killed.
         .executableTarget(name: "LedgerCrashWorker", dependencies: ["Services", "Storage", "PostgresStorage", "SQLiteStorage"],
                           path: "Tests/LedgerCrashWorker"),
-        .testTarget(name: "ServicesTests", dependencies: ["Storage", "PostgresStorage", "Services", "Fares", "Fleet", "TaxiDispatch", "Geodesy", "CityModel", "Essentials", "SQLiteStorage", "RoadGraph", "TestSupport"]),
+        .testTarget(name: "ServicesTests", dependencies: ["Storage", "PostgresStorage", "Services", "Fares", "Fleet", "TaxiDispatch", "Geodesy", "CityModel", "Essentials", "SQLiteStorage", "RoadGraph", "CitySimulation", "TestSupport"]),
         .testTarget(name: "FaresTests", dependencies: ["Fares", "Zones", "ZoneImport", "Fleet", "RoadGraph", "Geodesy", "TestSupport"]),
         .testTarget(name: "WayfareAPITests", dependencies: ["WayfareAPI", "Services", "GeoJSON", "Essentials"]),
         .testTarget(name: "WayfareServerTests", dependencies: [ "WayfareServer", "WayfareDemo", "ServiceSimulation", "CityFolder", "Services", "Storage", "GeoJSON", "TestSupport", "ZoneImport", "Zones", "RoadGraph",

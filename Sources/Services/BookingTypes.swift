@@ -158,6 +158,10 @@ public struct Tracking: Sendable {
     public var etaSeconds: Double?
     /// When the position was reported.
     public var reportedAt: Date?
+    /// How many times the cab left the route shown (to the pickup, then on the trip).
+    public var deviations: Int = 0
+    /// When it last did: the route shown since starts where the cab was then.
+    public var routeChangedAt: Date?
 }
 
 /// What the driver's app reports at the end of a trip.

@@ -74,13 +74,79 @@ extension Bookings {
     public func report(driver: Int64, position: Coordinate, at time: Date) throws(ServiceError) {
         let cab = try cab(of: driver)
         do { try dispatcher.report(cab: cab, position: position, at: time) } catch { throw .invalid(field: "position", reason: error.description) }
-        state.withLock { s in
-            guard let number = s.tripOfCab[cab] else { return }
-            let point = TrackPoint(position: position, time: time)
-            guard (s.tracks[number]?.count ?? 0) < Self.maximumTrackPoints, s.tracks[number]?.last.map({ $0.time < time }) ?? true else { return }
-            s.tracks[number, default: []].append(point)
-            s.unsavedPoints.append((number, point))
+        let followed = state.withLock { s -> Followed? in
+            defer {
+                if let number = s.tripOfCab[cab] {
+                    let point = TrackPoint(position: position, time: time)
+                    if (s.tracks[number]?.count ?? 0) < Self.maximumTrackPoints, s.tracks[number]?.last.map({ $0.time < time }) ?? true {
+                        s.tracks[number, default: []].append(point)
+                        s.unsavedPoints.append((number, point))
+                    }
+                }
+            }
+            return s.followed[cab]
         }
+        if var followed { follow(&followed, cab: cab, position: position, at: time) }
+    }
+
+    /// Weighs a report against the route the passenger was shown; when the cab has left it,
+    /// the new route replaces it (the tracking answer and the live page show it) and the
+    /// deviation goes into the booking's history.
+    func follow(_ followed: inout Followed, cab: String, position: Coordinate, at time: Date) {
+        let report = TracePoint(position, time: time.timeIntervalSince1970)
+        let step = matchers.with { followed.follower.observe(report, matcher: $0) }
+        var deviation: Deviation?
+        switch step {
+        case let .deviated(at), let .deviatedWithoutRoute(at):
+            followed.changedAt = time
+            let r = followed.follower
+            let what = if case .deviated = step {
+                "new route \(Int(r.route.distanceMetres.rounded())) m, \(Int(r.route.durationSeconds.rounded())) s"
+            } else { "no route from there" }
+            deviation = Deviation(number: followed.number, state: followed.state, atMs: milliseconds(time),
+                                  detail: "left the route at \(Self.text(at)); \(what)")
+        default: break
+        }
+        let kept = followed
+        state.withLock { s in
+            // Unless the booking moved on meanwhile (started, completed, cancelled).
+            if s.followed[cab]?.number == kept.number, s.followed[cab]?.state == kept.state { s.followed[cab] = kept }
+        }
+        if let deviation { record(deviation) }
+    }
+
+    static func text(_ c: Coordinate) -> String {
+        "\((c.latitude * 1e5).rounded() / 1e5),\((c.longitude * 1e5).rounded() / 1e5)"
+    }
+
+    /// Writes a deviation into the booking's history, while the booking is still tracked;
+    /// when the store refuses, ``persistPositions()`` writes it later.
+    func record(_ d: Deviation) {
+        let fence = self.fence.withLock { $0 }
+        do {
+            try store.blockingWrite { c in try Self.write(d, c, fence: fence) }
+        } catch {
+            state.withLock { $0.unsavedDeviations.append(d) }
+        }
+    }
+
+    static func write(_ d: Deviation, _ c: any SQLConnection, fence: (city: String, token: Int64)?) throws {
+        try checkFence(fence, c)
+        guard let row = try BookingStatements(c).booking(d.number), [.allocated, .arrived, .started].contains(row.state) else { return }
+        try event(c, d.number, row.state, d.atMs, d.detail)
+    }
+
+    /// Starts following the route shown for a booking's cab: to the pickup once allocated
+    /// (from where the cab is), the trip's route once started.
+    func startFollowing(cab: String, number: Int, state bookingState: BookingState, route: Route?, to end: Coordinate) {
+        guard let route else { return }
+        let follower = RouteFollower(route: route, to: end, settings: FollowSettings(gpsSigmaMetres: city.settings.trackSigmaMetres))
+        state.withLock { s in s.followed[cab] = Followed(number: number, state: bookingState, follower: follower) }
+    }
+
+    /// Stops following a booking's cab (the trip ended, or the booking did).
+    func stopFollowing(_ number: Int) {
+        state.withLock { s in s.followed = s.followed.filter { $0.value.number != number } }
     }
 
     /// Writes every cab's last position and status to the store in one transaction, for the
@@ -91,14 +157,21 @@ extension Bookings {
             guard let at = cab.position, let time = cab.lastReport else { return nil }
             return (cab.id, at, time, "\(cab.status)")
         }
-        let points = state.withLock { s in defer { s.unsavedPoints = [] }; return s.unsavedPoints }
-        guard !cabs.isEmpty || !points.isEmpty else { return }
+        let (points, deviations) = state.withLock { s in
+            defer { s.unsavedPoints = []; s.unsavedDeviations = [] }
+            return (s.unsavedPoints, s.unsavedDeviations)
+        }
+        guard !cabs.isEmpty || !points.isEmpty || !deviations.isEmpty else { return }
         let fence = self.fence.withLock { $0 }
         do {
             try await Self.persist(store, fence: fence, cabs: cabs, points: points)
+            try await serviceCall { try await store.write { c in for d in deviations { try Self.write(d, c, fence: fence) } } }
         } catch {
             // Kept for the next round: a trip's track must not lose its points to an outage.
-            state.withLock { s in s.unsavedPoints = points + s.unsavedPoints }
+            state.withLock { s in
+                s.unsavedPoints = points + s.unsavedPoints
+                s.unsavedDeviations = deviations + s.unsavedDeviations
+            }
             throw error
         }
     }
@@ -257,20 +330,27 @@ extension Bookings {
         case let .allocated(a):
             let driver = state.withLock { $0.driverOfCab[a.cab] }
             let fence = self.fence.withLock { $0 }
-            let freeTheCab: Bool = try store.blockingWrite { c in
+            // The pickup, or nil when the cab is free again.
+            let pickup: Coordinate? = try store.blockingWrite { c in
                 try Self.checkFence(fence, c)
                 let bookings = BookingStatements(c)
                 // Gone, or cancelled while the driver was accepting: the cab is free again.
-                guard let row = try bookings.booking(number), row.state == .requested else { return true }
+                guard let row = try bookings.booking(number), row.state == .requested else { return nil }
                 let eta = Int64(a.eta.seconds.rounded())
                 try bookings.allocate(number, cab: a.cab, driver: driver, etaSeconds: eta, at: now)
                 try Self.event(c, number, .allocated, now, "cab \(a.cab), ETA \(eta) s")
                 try Outbox.enqueue(c, user: row.passengerID, kind: row.kind == .later ? .pickupNotice : .cabAllocated,
                                    payload: ["booking": "\(number)", "cab": a.cab, "eta_seconds": "\(eta)",
                                              "pickup_ms": "\(row.pickupMs)"], now: now)
-                return false
+                return try row.booking().pickup
             }
-            if freeTheCab { try? dispatcher.setStatus(of: a.cab, to: .available) }
+            if let pickup {
+                guard let at = try? dispatcher.fleet.cab(a.cab).position else { return }
+                // The way to the pickup the passenger is shown, from where the cab is.
+                startFollowing(cab: a.cab, number: number, state: .allocated, route: routers.with { try? $0.route(from: at, to: pickup) }, to: pickup)
+            } else {
+                try? dispatcher.setStatus(of: a.cab, to: .available)
+            }
         case let .notServed(reason):
             let fence = self.fence.withLock { $0 }
             try store.blockingWrite(locking: Ledger.turns) { c in

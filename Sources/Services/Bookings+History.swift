@@ -62,8 +62,10 @@ extension Bookings {
         }
     }
 
-    /// Where the booking's cab is, the road still ahead of it and how long it takes: from
-    /// the fleet's latest report, routed now.
+    /// Where the booking's cab is, the road still ahead of it and how long it takes: the
+    /// rest of the route the passenger was shown (or the one taken since the cab left it),
+    /// from the point the cab's reports reached; routed from the cab's latest report when
+    /// this process follows no route for it (a replica that took the city over).
     public func track(_ number: Int, for passenger: Int64) async throws(ServiceError) -> Tracking {
         let b = try await booking(number, for: passenger)
         var t = Tracking(state: b.state, cabPosition: nil, remainingRoute: [], remainingMetres: nil, etaSeconds: nil, reportedAt: nil)
@@ -71,6 +73,15 @@ extension Bookings {
               let position = cab.position else { return t }
         t.cabPosition = position
         t.reportedAt = cab.lastReport
+        let phase: BookingState = b.state == .started ? .started : .allocated
+        if let followed = state.withLock({ $0.followed[id] }), followed.number == number, followed.state == phase {
+            t.remainingRoute = followed.follower.remainingGeometry
+            t.remainingMetres = followed.follower.remainingMetres
+            t.etaSeconds = followed.follower.remainingSeconds
+            t.deviations = followed.follower.deviations
+            t.routeChangedAt = followed.changedAt
+            return t
+        }
         let target = b.state == .started ? b.destination : b.pickup
         if let route = routers.with({ try? $0.route(from: position, to: target) }) {
             t.remainingRoute = route.geometry

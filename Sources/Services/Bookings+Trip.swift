@@ -30,6 +30,9 @@ extension Bookings {
             s.tracks[number] = [first]
             s.unsavedPoints.append((number, first))
         }
+        // The trip's route the passenger was shown, from the pickup.
+        startFollowing(cab: cab, number: number, state: .started, route: routers.with { try? $0.route(from: b.pickup, to: b.destination) },
+                       to: b.destination)
     }
 
     /// Moves a booking of `driver` on; returns the booking when this call moved it (nil for
@@ -119,6 +122,7 @@ extension Bookings {
             s.tracks[number] = nil
             if let cab = b.cab, s.tripOfCab[cab] == number { s.tripOfCab[cab] = nil }
         }
+        stopFollowing(number)
         if let cab = b.cab { try? dispatcher.setStatus(of: cab, to: .available) }
         return invoice
     }

@@ -61,6 +61,29 @@ public final class Bookings: Sendable {
         var tracks: [Int: [TrackPoint]] = [:]
         /// Track points not yet written to the store (``persistPositions()`` writes them).
         var unsavedPoints: [(number: Int, point: TrackPoint)] = []
+        /// The route each tracked booking's cab was shown, followed report by report, by cab.
+        var followed: [String: Followed] = [:]
+        /// Deviations the store refused, written by ``persistPositions()``.
+        var unsavedDeviations: [Deviation] = []
+    }
+
+    /// A tracked booking's route and how its cab keeps to it.
+    struct Followed: Sendable {
+        var number: Int
+        /// The booking's state while this route is followed (allocated: the way to the
+        /// pickup; started: the trip).
+        var state: BookingState
+        var follower: RouteFollower
+        /// When the cab last left its route.
+        var changedAt: Date?
+    }
+
+    /// A cab that left its route, for the booking's history.
+    struct Deviation: Sendable {
+        var number: Int
+        var state: BookingState
+        var atMs: Int64
+        var detail: String
     }
 
     /// A trip's track keeps at most this many points in memory (a day at one report every 5 s).

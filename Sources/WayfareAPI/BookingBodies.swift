@@ -196,19 +196,24 @@ public struct TrackingAnswer: Codable, Sendable, Equatable {
     public var remainingM: Double?
     /// Seconds left.
     public var etaS: Double?
-    /// The way left.
+    /// The way left: the rest of the route shown, or of the new one since the cab left it.
     public var remainingRoute: LineString
+    /// How many times the cab left the route it was shown.
+    public var deviations: Int
+    /// When it last did (the remaining route was taken then, from where the cab was).
+    public var routeChangedAt: Date?
 
     /// The API's view of `t`.
     public init(_ t: Tracking) {
         state = t.state; cabPosition = t.cabPosition.map(LatLon.init); reportedAt = t.reportedAt
         remainingM = t.remainingMetres.map { $0.rounded() }; etaS = t.etaSeconds.map { ($0 * 10).rounded() / 10 }
         remainingRoute = LineString(t.remainingRoute)
+        deviations = t.deviations; routeChangedAt = t.routeChangedAt
     }
 
     enum CodingKeys: String, CodingKey {
         case state, cabPosition = "cab_position", reportedAt = "reported_at", remainingM = "remaining_m", etaS = "eta_s"
-        case remainingRoute = "remaining_route"
+        case remainingRoute = "remaining_route", deviations, routeChangedAt = "route_changed_at"
     }
 }
 

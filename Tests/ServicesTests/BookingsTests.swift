@@ -1,8 +1,10 @@
 import CityModel
 import Fares
+import CitySimulation
 import Fleet
 import Foundation
 import Geodesy
+import RoadGraph
 import Services
 import Storage
 import TaxiDispatch
@@ -127,6 +129,44 @@ struct BookingsTests {
         let again = try await r.bookings.estimate(r.request(p))
         #expect(again.discount == 0 && again.total > estimate.total)
         try r.h.expectSoundLedger()
+    }
+
+    @Test("a cab that leaves the trip's route is noticed by the second report off it: re-routed, the tracking answer and the history say so",
+          arguments: Engine.allCases)
+    func deviationWhileTracked(engine: Engine) async throws {
+        guard let r = try await BookingRig(engine) else { return }
+        let p = try await r.passenger(1, balance: 100_000)
+        let d = try await r.driver(1, at: Monaco.casino)
+        let booked = try await r.bookings.bookNow(r.request(p), key: key("b1"))
+        try await r.accept(d)
+        try await r.bookings.arrived(booked.number, driver: d)
+        try await r.bookings.started(booked.number, driver: d)
+        // The route the passenger was shown, and a drive that leaves it (the simulator's).
+        let shown = try Router(network: Monaco.network).route(from: Monaco.casino, to: Monaco.palace)
+        let detour = try #require((1...30).lazy.compactMap { GPSTraces.wrongTurn(on: Monaco.network, from: shown, at: 0.4, seed: UInt64($0)) }.first)
+        var caughtAt: Int?, firstOff: Int?
+        var random = SeededRandom(seed: 1)
+        let reports = GPSTraces.reports(along: detour.path, durationSeconds: detour.durationSeconds, every: 5, noiseMetres: 5, using: &random)
+        for (k, report) in reports.enumerated() {
+            r.h.clock.advance(by: 5)
+            try r.bookings.report(driver: d, position: report.coordinate, at: r.h.clock.now())
+            let truth = detour.position(at: report.time ?? 0)
+            if firstOff == nil, GPSTraces.metres(from: truth, to: shown.geometry) > 3 { firstOff = k }
+            let t = try await r.bookings.track(booked.number, for: p)
+            if caughtAt == nil, t.deviations > 0 {
+                caughtAt = k
+                #expect(t.routeChangedAt == r.h.clock.now())
+                #expect(t.remainingRoute.first!.distance(to: truth) < 40 && t.remainingRoute.last!.distance(to: Monaco.palace) < 50)
+            }
+        }
+        let off = try #require(firstOff), caught = try #require(caughtAt, "the wrong turn was not noticed")
+        #expect(caught >= off - 2 && caught <= off + 4, "noticed at report \(caught); off the route from report \(off)")
+        let notes = try await r.bookings.history(of: booked.number, for: p).filter { $0.detail.hasPrefix("left the route") }
+        #expect(notes.count >= 1 && notes.allSatisfy { $0.state == .started }, "\(notes)")
+        _ = try await r.bookings.complete(booked.number, driver: d, trip: TripReport(metres: 3_000), key: key("c1"))
+        // The trip is over: its cab's reports are not followed any more.
+        try r.bookings.report(driver: d, position: Monaco.portHercule, at: r.h.clock.now())
+        #expect(try await r.bookings.history(of: booked.number, for: p).filter { $0.detail.hasPrefix("left the route") }.count == notes.count)
     }
 
     @Test("book now with no cab in reach ends not served with the reason, and the hold is released", arguments: Engine.allCases)
