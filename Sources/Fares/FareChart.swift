@@ -235,8 +235,16 @@ extension FareChart {
         do { route = try router.route(from: pickup, to: destination) } catch {
             throw .noRoute(error.description)
         }
+        let (fare, charge) = try estimate(on: route, at: rate, type: type, tolls: tolls, firstRide: firstRide)
+        return (fare, route, charge)
+    }
+
+    /// The fare estimate on a route already chosen (one of the alternatives a passenger
+    /// picks from), at `rate`: its length rounded to the metre, its tolls, no waiting.
+    public func estimate(on route: Route, at rate: FareRate, type: CabType, tolls: TollList? = nil,
+                         firstRide: Bool = false) throws(FareError) -> (fare: FareBreakdown, tolls: TollList.Charge) {
         let metres = Int64(route.distanceMetres.rounded())
         let charge = try (tolls ?? .none(currency: currency)).charge(for: route.tollWays, type: type)
-        return (try fare(TripMeasure(metres: metres, tolls: charge.total), at: rate, firstRide: firstRide), route, charge)
+        return (try fare(TripMeasure(metres: metres, tolls: charge.total), at: rate, firstRide: firstRide), charge)
     }
 }

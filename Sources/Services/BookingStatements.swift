@@ -35,11 +35,13 @@ struct BookingStatements {
         let fare: Int64?
         let awaitingConfirmation: Int64
         let createdMs: Int64
+        let routeChoice: Int
         enum CodingKeys: String, CodingKey {
             case number, passengerID = "passenger_id", kind, state, pickupLatE7 = "pickup_lat_e7", pickupLonE7 = "pickup_lon_e7"
             case destLatE7 = "dest_lat_e7", destLonE7 = "dest_lon_e7", pickupMs = "pickup_ms", cabType = "cab_type", seats, payment
             case estimate, firstRide = "first_ride", revision, dispatched, cabID = "cab_id", driverID = "driver_id"
             case etaSeconds = "eta_seconds", reason, fare, awaitingConfirmation = "awaiting_confirmation", createdMs = "created_ms"
+            case routeChoice = "route_choice"
         }
 
         /// The booking as the service answers it.
@@ -50,7 +52,7 @@ struct BookingStatements {
                            destination: Coordinate(unchecked: Double(destLatE7) / 1e7, Double(destLonE7) / 1e7),
                            pickupTime: date(milliseconds: pickupMs), cabType: CabType(cabType), seats: seats, payment: payment,
                            estimate: estimate, cab: cabID, driver: driverID, etaSeconds: etaSeconds, reason: reason, fare: fare,
-                           created: date(milliseconds: createdMs))
+                           created: date(milliseconds: createdMs), route: routeChoice)
         }
 
         /// The payment reference of the booking's current revision.
@@ -118,7 +120,7 @@ struct BookingStatements {
     private static let columns: Statement = """
         number, passenger_id, kind, state, pickup_lat_e7, pickup_lon_e7, dest_lat_e7, dest_lon_e7, pickup_ms, cab_type, seats,
         payment, estimate, first_ride, revision, dispatched, cab_id, driver_id, eta_seconds, reason, fare, awaiting_confirmation,
-        created_ms
+        created_ms, route_choice
         """
 
     // MARK: Reading bookings
@@ -187,12 +189,12 @@ struct BookingStatements {
                 at now: Int64) throws {
         try c.execute("""
             INSERT INTO bookings (number, passenger_id, kind, state, pickup_lat_e7, pickup_lon_e7, dest_lat_e7, dest_lon_e7,
-                pickup_ms, cab_type, seats, payment, estimate, first_ride, dispatched, created_ms, updated_ms)
+                pickup_ms, cab_type, seats, payment, estimate, first_ride, dispatched, created_ms, updated_ms, route_choice)
             VALUES (\(number), \(request.passenger), \(kind.rawValue), 'requested',
                 \(Bookings.e7(request.pickup.latitude)), \(Bookings.e7(request.pickup.longitude)),
                 \(Bookings.e7(request.destination.latitude)), \(Bookings.e7(request.destination.longitude)), \(pickupMs),
                 \(request.cabType.name), \(request.seats), \(request.payment.rawValue), \(estimate),
-                \(firstRide), \(kind == .now), \(now), \(now))
+                \(firstRide), \(kind == .now), \(now), \(now), \(request.route))
             """)
     }
 

@@ -49,12 +49,16 @@ public struct BookingRequest: Sendable, Equatable {
     public var seats: Int
     /// How the passenger pays.
     public var payment: PaymentMethod
+    /// Which of the routes offered between the two places the passenger chose, fastest
+    /// first (`Router.routes(from:to:count:)`, `GET /v1/route?…&alternatives=3`): 0 is the
+    /// fastest. The estimate is priced on it, and the trip is tracked along it.
+    public var route: Int
 
     /// A request.
     public init(passenger: Int64, pickup: Coordinate, destination: Coordinate, cabType: CabType, seats: Int = 1,
-                payment: PaymentMethod = .wallet) {
+                payment: PaymentMethod = .wallet, route: Int = 0) {
         self.passenger = passenger; self.pickup = pickup; self.destination = destination
-        self.cabType = cabType; self.seats = seats; self.payment = payment
+        self.cabType = cabType; self.seats = seats; self.payment = payment; self.route = route
     }
 }
 
@@ -112,11 +116,14 @@ public struct Booking: Sendable, Equatable {
     public var fare: Int64?
     /// When it was booked.
     public var created: Date
+    /// Which of the routes offered the passenger chose (0: the fastest).
+    public var route: Int
 
     /// A booking from its fields (the server's clients rebuild them from JSON).
     package init(number: Int, passenger: Int64, kind: Kind, state: BookingState, pickup: Coordinate, destination: Coordinate,
                  pickupTime: Date, cabType: CabType, seats: Int, payment: PaymentMethod, estimate: Int64, cab: String?,
-                 driver: Int64?, etaSeconds: Int?, reason: String?, fare: Int64?, created: Date) {
+                 driver: Int64?, etaSeconds: Int?, reason: String?, fare: Int64?, created: Date, route: Int = 0) {
+        self.route = route
         self.number = number; self.passenger = passenger; self.kind = kind; self.state = state; self.pickup = pickup
         self.destination = destination; self.pickupTime = pickupTime; self.cabType = cabType; self.seats = seats
         self.payment = payment; self.estimate = estimate; self.cab = cab; self.driver = driver; self.etaSeconds = etaSeconds

@@ -156,7 +156,7 @@ extension Bookings {
         if change.pickupTime != nil { try checkLead(pickupTime) }
         let request = BookingRequest(passenger: passenger, pickup: change.pickup ?? current.pickup,
                                      destination: change.destination ?? current.destination, cabType: current.cabType,
-                                     seats: current.seats, payment: current.payment)
+                                     seats: current.seats, payment: current.payment, route: current.route)
         let priced = try price(request)
         let now = milliseconds(self.now), pickupMs = milliseconds(pickupTime), settings = city.settings, chart = city.fares
         let requested = request, wanted = current.payment

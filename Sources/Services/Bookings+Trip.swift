@@ -31,7 +31,7 @@ extension Bookings {
             s.unsavedPoints.append((number, first))
         }
         // The trip's route the passenger was shown, from the pickup.
-        startFollowing(cab: cab, number: number, state: .started, route: routers.with { try? $0.route(from: b.pickup, to: b.destination) },
+        startFollowing(cab: cab, number: number, state: .started, route: try? chosenRoute(from: b.pickup, to: b.destination, choice: b.route),
                        to: b.destination)
     }
 

@@ -149,14 +149,30 @@ public final class Bookings: Sendable {
             default: throw .invalid(field: "cabType", reason: error.description)
             }
         }
-        let route: Route? = routers.with { try? $0.route(from: r.pickup, to: r.destination) }
-        guard let route else { throw .invalid(field: "destination", reason: "no route by road from the pickup") }
+        guard (0...2).contains(r.route) else { throw .invalid(field: "route", reason: "must be 0 (the fastest), 1 or 2") }
+        let route = try chosenRoute(from: r.pickup, to: r.destination, choice: r.route)
         guard route.fromSnapMetres <= dispatcher.configuration.maxSnapMetres else {
             throw .invalid(field: "pickup", reason: "no road within \(Int(dispatcher.configuration.maxSnapMetres)) m")
         }
         let charge: TollList.Charge
         do { charge = try city.tolls.charge(for: route.tollWays, type: r.cabType) } catch { throw .invalid(field: "cabType", reason: error.description) }
         return Priced(rate: rate, metres: Int64(route.distanceMetres.rounded()), tolls: charge.total)
+    }
+
+    /// Route `choice` of those offered between two places (0: the fastest).
+    func chosenRoute(from pickup: Coordinate, to destination: Coordinate, choice: Int) throws(ServiceError) -> Route {
+        if choice == 0 {
+            guard let route = routers.with({ try? $0.route(from: pickup, to: destination) }) else {
+                throw .invalid(field: "destination", reason: "no route by road from the pickup")
+            }
+            return route
+        }
+        let offered = routers.with { (try? $0.routes(from: pickup, to: destination, count: choice + 1)) ?? [] }
+        guard offered.indices.contains(choice) else {
+            throw .invalid(field: "route", reason: offered.isEmpty ? "no route by road from the pickup"
+                                                                  : "only \(offered.count) route(s) are offered between these places")
+        }
+        return offered[choice]
     }
 
     /// The fare of a priced trip; an amount too large for the chart is refused as the destination's fault.

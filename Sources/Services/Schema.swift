@@ -9,7 +9,7 @@ import Storage
 /// rather than written.
 public enum ServiceSchema {
     /// Every migration, oldest first.
-    public static let migrations: [Migration] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10]
+    public static let migrations: [Migration] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10, version11]
 
     /// The schema version this build writes.
     public static var version: Int { migrations.count }
@@ -382,5 +382,10 @@ public enum ServiceSchema {
         "%SQLITE%CREATE INDEX bookings_by_passenger ON bookings (passenger_id, pickup_ms)",
         "%SQLITE%CREATE INDEX bookings_due ON bookings (state, dispatched, pickup_ms)",
         "%SQLITE%CREATE INDEX bookings_ended ON bookings (ended_ms)",
+    ])
+
+    /// Which of the routes offered the passenger chose (0: the fastest).
+    static let version11 = Migration(version: 11, name: "route-choice", statements: [
+        "ALTER TABLE bookings ADD COLUMN route_choice BIGINT NOT NULL DEFAULT 0 CHECK (route_choice BETWEEN 0 AND 2)",
     ])
 }

@@ -13,18 +13,23 @@ public struct TripOrder: Codable, Sendable, Equatable {
     public var seats: Int?
     /// `wallet` (when absent) or `cash`.
     public var payment: PaymentMethod?
+    /// Which of the routes `GET /v1/route?…&alternatives=3` offered: its `index` (0, the
+    /// fastest, when absent).
+    public var route: Int?
 
     /// A trip from its fields.
-    public init(pickup: LatLon, destination: LatLon, cabType: String, seats: Int? = nil, payment: PaymentMethod? = nil) {
+    public init(pickup: LatLon, destination: LatLon, cabType: String, seats: Int? = nil, payment: PaymentMethod? = nil, route: Int? = nil) {
         self.pickup = pickup; self.destination = destination; self.cabType = cabType; self.seats = seats; self.payment = payment
+        self.route = route
     }
 
     enum CodingKeys: String, WireKey {
-        case pickup, destination, cabType = "cab_type", seats, payment
+        case pickup, destination, cabType = "cab_type", seats, payment, route
         var rule: FieldRule {
             switch self {
             case .cabType: Limits.cabName
             case .seats: Limits.seats
+            case .route: .integer(0...2)
             case .pickup, .destination, .payment: .structured
             }
         }
@@ -118,17 +123,19 @@ public struct BookingAnswer: Codable, Sendable, Equatable {
     public var fare: Int64?
     /// When it was booked.
     public var created: Date
+    /// Which of the routes offered the passenger chose (0: the fastest).
+    public var route: Int
 
     /// The API's view of `b`.
     public init(_ b: Booking) {
         number = b.number; kind = b.kind; state = b.state; pickup = LatLon(b.pickup); destination = LatLon(b.destination)
         pickupTime = b.pickupTime; cabType = b.cabType.name; seats = b.seats; payment = b.payment; estimate = b.estimate
-        cab = b.cab; driver = b.driver; etaS = b.etaSeconds; reason = b.reason; fare = b.fare; created = b.created
+        cab = b.cab; driver = b.driver; etaS = b.etaSeconds; reason = b.reason; fare = b.fare; created = b.created; route = b.route
     }
 
     enum CodingKeys: String, CodingKey {
         case number, kind, state, pickup, destination, pickupTime = "pickup_time", cabType = "cab_type", seats, payment, estimate
-        case cab, driver, etaS = "eta_s", reason, fare, created
+        case cab, driver, etaS = "eta_s", reason, fare, created, route
     }
 }
 

@@ -88,10 +88,19 @@ public struct Endpoint: Sendable {
         public let body: Body?
         /// The media type of a body that is not one of the API's JSON types.
         public let mediaType: String?
+        /// The other JSON body the same status may carry, chosen by a parameter of the call
+        /// (the document says `oneOf` the two).
+        public var otherBody: Body? = nil
 
         /// A JSON answer of type `T`.
         public static func json<T: Decodable & Sendable>(_ status: Int, _ description: String, _ type: T.Type) -> Answer {
             Answer(status: status, description: description, body: Body(type), mediaType: nil)
+        }
+
+        /// A JSON answer of type `T`, or of type `U` when the call asks for it.
+        public static func json<T: Decodable & Sendable, U: Decodable & Sendable>(_ status: Int, _ description: String, _ type: T.Type,
+                                                                                  or other: U.Type) -> Answer {
+            Answer(status: status, description: description, body: Body(type), mediaType: nil, otherBody: Body(other))
         }
 
         /// An answer with no body.

@@ -21,6 +21,9 @@ extension Parameter {
     public static let from = Parameter("from", in: .query, required: true, latlon, .coordinate)
     /// Where a route or trip ends.
     public static let to = Parameter("to", in: .query, required: true, latlon, .coordinate)
+    /// How many routes to offer.
+    public static let alternatives = Parameter("alternatives", in: .query, required: false,
+                                               "up to this many routes (1 to 3): the fastest and admissible alternatives, as a RouteList", .integer(1...3))
     /// A point to search near.
     public static let near = Parameter("near", in: .query, required: false, latlon, .coordinate)
     /// How many nearest cabs.
@@ -82,8 +85,10 @@ extension Endpoint {
     public static let streets = Endpoint(.get, "/v1/streets", "The streets as a GeoJSON MultiLineString", tag: "engine",
                                          answers: [.media(200, "a MultiLineString", "application/geo+json")])
     /// `GET /v1/route`.
-    public static let route = Endpoint(.get, "/v1/route", "The fastest route", tag: "engine", parameters: [.from, .to],
-                                       answers: [.json(200, "OK", RouteAnswer.self)], failures: [422])
+    public static let route = Endpoint(.get, "/v1/route", "The fastest route; with `alternatives`, up to that many routes, fastest first, each with its fare estimate",
+                                       tag: "engine", parameters: [.from, .to, .alternatives],
+                                       answers: [.json(200, "OK: a route, or a RouteList when alternatives is given", RouteAnswer.self, or: RouteList.self)],
+                                       failures: [422])
     /// `POST /v1/match`.
     public static let match = Endpoint(.post, "/v1/match", "A GPS trace matched to the roads: the track driven, its length and time, each report's place on it",
                                        tag: "engine", request: Body(MatchRequest.self), answers: [.json(200, "OK", MatchAnswer.self)], failures: [422])

@@ -47,6 +47,46 @@ public struct RouteAnswer: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey { case distanceM = "distance_m", durationS = "duration_s", streets, tollWays = "toll_ways", geometry }
 }
 
+/// `GET /v1/route?…&alternatives=N`: the routes a passenger may choose from, fastest first.
+public struct RouteList: Codable, Sendable, Equatable {
+    /// The routes: the fastest, then admissible alternatives (limited sharing, bounded
+    /// stretch, locally optimal).
+    public var routes: [Choice]
+
+    /// A list of routes.
+    public init(routes: [Choice]) { self.routes = routes }
+
+    /// One route and what it costs.
+    public struct Choice: Codable, Sendable, Equatable {
+        /// Its place in the list: what a booking names (`route`).
+        public var index: Int
+        /// Its length, in metres.
+        public var distanceM: Double
+        /// Its duration, in seconds.
+        public var durationS: Double
+        /// The streets along it.
+        public var streets: [String]
+        /// The toll ways it takes (OpenStreetMap way ids).
+        public var tollWays: [Int64]
+        /// The fare estimate of a sedan on it, in minor units (nil outside every service area).
+        public var fareEstimate: Int64?
+        /// The way.
+        public var geometry: LineString
+
+        /// A choice from its fields.
+        public init(index: Int, distanceM: Double, durationS: Double, streets: [String], tollWays: [Int64], fareEstimate: Int64?,
+                    geometry: LineString) {
+            self.index = index; self.distanceM = distanceM; self.durationS = durationS; self.streets = streets; self.tollWays = tollWays
+            self.fareEstimate = fareEstimate; self.geometry = geometry
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case index, distanceM = "distance_m", durationS = "duration_s", streets, tollWays = "toll_ways", fareEstimate = "fare_estimate"
+            case geometry
+        }
+    }
+}
+
 /// `POST /v1/etas`: how long each cab takes to one place.
 public struct ETARequest: Codable, Sendable, Equatable {
     /// The place.

@@ -42,7 +42,10 @@ public enum OpenAPIDocument {
             var responses: [(String, JSONValue)] = []
             for answer in endpoint.answers {
                 var fields: [(String, JSONValue)] = [("description", .string(answer.description))]
-                if let body = answer.body {
+                if let body = answer.body, let other = answer.otherBody {
+                    let either: JSONValue = .object([("oneOf", .array([try body.schema(false), try other.schema(false)]))])
+                    fields.append(("content", .object([("application/json", .object([("schema", either)]))])))
+                } else if let body = answer.body {
                     fields.append(("content", .object([("application/json", .object([("schema", try body.schema(false))]))])))
                 } else if let media = answer.mediaType {
                     let schema: JSONValue = media.hasSuffix("json") ? .object([("type", .string("object"))]) : .object([("type", .string("string"))])

@@ -82,7 +82,7 @@ extension BookingRequest {
     /// The service's trip from the wire's: one seat and the wallet unless said otherwise.
     init(_ trip: TripOrder, passenger: Int64) throws(WireError) {
         self.init(passenger: passenger, pickup: try trip.pickup.coordinate, destination: try trip.destination.coordinate,
-                  cabType: CabType(trip.cabType), seats: trip.seats ?? 1, payment: trip.payment ?? .wallet)
+                  cabType: CabType(trip.cabType), seats: trip.seats ?? 1, payment: trip.payment ?? .wallet, route: trip.route ?? 0)
     }
 }
 

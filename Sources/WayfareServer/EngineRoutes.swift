@@ -1,3 +1,5 @@
+import CityModel
+import Essentials
 import Fares
 import Fleet
 import Foundation
@@ -9,6 +11,28 @@ import RoadGraph
 import Services
 import WayfareAPI
 import Zones
+
+extension EngineController {
+    /// Up to `count` routes, fastest first, each priced for the city's default cab type
+    /// (Sedan when it has one) at the pickup's rate; no estimate outside every service area.
+    static func choices(from: Coordinate, to: Coordinate, count: Int, city: City, routers: RouterPool) throws -> RouteList {
+        let result: Result<[Route], RouteError> = routers.with { r in Result { () throws(RouteError) -> [Route] in try r.routes(from: from, to: to, count: count) } }
+        let found: [Route]
+        switch result {
+        case .success(let r): found = r
+        case .failure(let e): throw APIError(.unprocessableContent, code: "no_route", message: e.description)
+        }
+        let types = city.fares.rates.values.reduce(into: Set<String>()) { $0.formUnion($1.keys) }
+        let type = types.contains(CabType.sedan.name) ? CabType.sedan : types.sorted().first.map(CabType.init) ?? .sedan
+        let rate = try? city.fares.rate(at: from, in: city.zones, type: type)
+        return RouteList(routes: found.enumerated().map { i, route in
+            RouteList.Choice(index: i, distanceM: (route.distanceMetres * 10).rounded() / 10, durationS: (route.durationSeconds * 10).rounded() / 10,
+                             streets: route.streets, tollWays: route.tollWays,
+                             fareEstimate: rate.flatMap { try? city.fares.estimate(on: route, at: $0, type: type, tolls: city.tolls).fare.total },
+                             geometry: LineString(route.geometry))
+        })
+    }
+}
 
 /// The engine's answers: where a point is, how to get somewhere, how long cabs take, which
 /// cabs are near, addresses both ways, the fare chart. No sign-in: these are what a map
@@ -35,6 +59,9 @@ struct EngineController {
         }
         routes.on(.route) { request, _ in
             let from = try request.coordinate(.from)!, to = try request.coordinate(.to)!
+            if let count = try request.integer(.alternatives) {
+                return JSONResponse.make(try Self.choices(from: from, to: to, count: Int(count), city: city.city, routers: routers))
+            }
             let result: Result<Route, RouteError> = routers.with { r in Result { () throws(RouteError) -> Route in try r.route(from: from, to: to) } }
             let route: Route
             switch result {

@@ -67,6 +67,8 @@ extension WayfareServer {
   .zone { fill: #3c7dd9; fill-opacity: .06; stroke: #3c7dd9; stroke-width: 1.2; vector-effect: non-scaling-stroke; }
   .area { fill: none; stroke: #333; stroke-width: 2.5; vector-effect: non-scaling-stroke; }
   .route { fill: none; stroke: #1b7f3b; stroke-width: 4; stroke-opacity: .7; vector-effect: non-scaling-stroke; }
+  .route.other { stroke: #7a8a99; stroke-width: 3; stroke-opacity: .5; stroke-dasharray: 6 4; cursor: pointer; }
+  #choices button { margin: 2px 4px 2px 0; }
   .ahead { fill: none; stroke: #e08a00; stroke-width: 3; stroke-dasharray: 6 4; vector-effect: non-scaling-stroke; }
   .cab { fill: #d62828; stroke: #fff; stroke-width: 1; vector-effect: non-scaling-stroke; }
   .cab.busy { fill: #888; }
@@ -80,6 +82,7 @@ extension WayfareServer {
   <h1 id="city">Wayfare</h1>
   <div class="muted">Click the map twice: pickup, then destination.</div>
   <p id="trip" class="muted">No trip chosen.</p>
+  <p id="choices"></p>
   <button id="book" disabled>Book a cab now</button>
   <button id="clear">Clear</button>
   <p><b>Cabs</b> <span id="cabcount">0</span> on shift, <span id="freecount">0</span> free</p>
@@ -185,19 +188,47 @@ svg.addEventListener("click", async event => {
   await choose({ lat, lon });
 });
 
+let offered = [], chosenRoute = 0;
+
+function pick(index) {
+  chosenRoute = index;
+  document.getElementById("routes").textContent = "";
+  offered.forEach((r, i) => {
+    if (i === index) return;
+    const e = add("routes", "path", { class: "route other", d: pathOf([r.geometry.coordinates], false) });
+    e.addEventListener("click", ev => { ev.stopPropagation(); pick(i); });
+  });
+  const route = offered[index];
+  add("routes", "path", { class: "route", d: pathOf([route.geometry.coordinates], false) });
+  const fare = route.fare_estimate == null ? "" : ", about " + (route.fare_estimate / 100).toFixed(2);
+  document.getElementById("trip").textContent = (route.distance_m / 1000).toFixed(2) + " km, " + Math.round(route.duration_s / 60) +
+    " min by road" + (route.streets.length ? " via " + route.streets.slice(0, 3).join(", ") : "") + fare + ".";
+  const buttons = document.getElementById("choices");
+  buttons.textContent = "";
+  if (offered.length > 1) offered.forEach((r, i) => {
+    const b = document.createElement("button");
+    b.textContent = (i === 0 ? "Fastest" : "Route " + (i + 1)) + ": " + Math.round(r.duration_s / 60) + " min" + (i === index ? " ✓" : "");
+    b.addEventListener("click", () => pick(i));
+    buttons.appendChild(b);
+  });
+  state.routesOffered = offered.length;
+}
+
 async function choose(place) {
   if (!pickup || destination) { pickup = place; destination = null; } else { destination = place; }
   document.getElementById("pins").textContent = "";
   document.getElementById("routes").textContent = "";
   for (const q of [pickup, destination]) if (q) { const [x, y] = project(q.lon, q.lat); add("pins", "circle", { class: "pin", cx: x, cy: y, r: 6 }); }
   document.getElementById("book").disabled = true;
-  if (!destination) { document.getElementById("trip").textContent = "Pickup chosen; now the destination."; return; }
+  if (!destination) {
+    document.getElementById("choices").textContent = "";
+    document.getElementById("trip").textContent = "Pickup chosen; now the destination."; return;
+  }
   try {
     const from = pickup.lat + "," + pickup.lon, to = destination.lat + "," + destination.lon;
-    const route = await api("GET", "/v1/route?from=" + from + "&to=" + to);
-    add("routes", "path", { class: "route", d: pathOf([route.geometry.coordinates], false) });
-    document.getElementById("trip").textContent = (route.distance_m / 1000).toFixed(2) + " km, " + Math.round(route.duration_s / 60) +
-      " min by road" + (route.streets.length ? " via " + route.streets.slice(0, 3).join(", ") : "") + ".";
+    // The fastest route and up to two alternatives; the passenger picks one (a click on it or its button).
+    offered = (await api("GET", "/v1/route?from=" + from + "&to=" + to + "&alternatives=3")).routes;
+    pick(0);
     document.getElementById("book").disabled = false;
   } catch (e) { document.getElementById("trip").textContent = e.message; }
 }
@@ -221,7 +252,8 @@ document.getElementById("book").addEventListener("click", async () => {
     if (!session) await guest();
     say("Booking…");
     const key = "page-" + Date.now() + "-" + Math.random().toString(36).slice(2);
-    booking = await api("POST", "/v1/bookings", { pickup, destination, cab_type: "Sedan" }, { "Idempotency-Key": key });
+    booking = await api("POST", "/v1/bookings", { pickup, destination, cab_type: "Sedan", route: chosenRoute }, { "Idempotency-Key": key });
+    document.getElementById("choices").textContent = "";
     state.booked = true;
     say("Booking " + booking.number + ": looking for a cab…");
     track();
@@ -244,7 +276,8 @@ async function track() {
       const [x, y] = project(at[0], at[1]);
       add("routes", "circle", { cx: x.toFixed(1), cy: y.toFixed(1), r: 7, class: "mine ahead" });
     }
-    const eta = t.eta_s == null ? "" : ", " + Math.round(t.eta_s) + " s away";
+    const eta = (t.eta_s == null ? "" : ", " + Math.round(t.eta_s) + " s away") +
+      (t.deviations > 0 ? " (the cab left its route; the new one is drawn)" : "");
     const what = { requested: "looking for a cab", allocated: "cab " + b.cab + " is coming" + eta, arrived: "cab " + b.cab + " is here",
                    started: "on the way" + eta, completed: "arrived; fare " + (b.fare / 100).toFixed(2), cancelled: "cancelled",
                    "not-served": "not served: " + (b.reason || "") }[b.state] || b.state;
@@ -256,7 +289,8 @@ async function track() {
 
 document.getElementById("clear").addEventListener("click", () => {
   pickup = destination = null;
-  for (const g of ["pins", "routes"]) document.getElementById(g).textContent = "";
+  for (const g of ["pins", "routes", "choices"]) document.getElementById(g).textContent = "";
+  offered = []; chosenRoute = 0;
   document.getElementById("trip").textContent = "No trip chosen.";
   document.getElementById("book").disabled = true;
 });

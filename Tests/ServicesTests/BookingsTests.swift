@@ -131,6 +131,32 @@ struct BookingsTests {
         try r.h.expectSoundLedger()
     }
 
+    @Test("a booking names the route chosen among those offered: priced on it, kept with the booking, refused when not offered",
+          arguments: Engine.allCases)
+    func bookingOnAChosenRoute(engine: Engine) async throws {
+        guard let r = try await BookingRig(engine) else { return }
+        let p = try await r.passenger(1, balance: 100_000)
+        let offered = try Router(network: Monaco.network).routes(from: Monaco.casino, to: Monaco.palace, count: 3)
+        try #require(offered.count >= 2, "Monaco offers \(offered.count) route(s) from the Casino to the Palace")
+        var request = r.request(p)
+        request.route = 1
+        let estimate = try await r.bookings.estimate(request)
+        #expect(estimate.distance == (1200 * Int64(offered[1].distanceMetres.rounded()) + 500) / 1000, "\(estimate)")
+        let booked = try await r.bookings.bookNow(request, key: key("b1"))
+        #expect(booked.route == 1 && booked.estimate == estimate.total)
+        #expect(try await r.bookings.booking(booked.number, for: p).route == 1)
+        for choice in [offered.count, -1, 7] {
+            request.route = choice
+            do {
+                _ = try await r.bookings.estimate(request)
+                Issue.record("route \(choice) was priced")
+            } catch {
+                guard case let .invalid(field, _) = error else { Issue.record("\(error)"); continue }
+                #expect(field == "route", "\(error)")
+            }
+        }
+    }
+
     @Test("a cab that leaves the trip's route is noticed by the second report off it: re-routed, the tracking answer and the history say so",
           arguments: Engine.allCases)
     func deviationWhileTracked(engine: Engine) async throws {

@@ -267,6 +267,14 @@ struct ServerTests {
             let route = try await api.call(.get, "/v1/route?from=43.7393,7.4277&to=43.7314,7.4197")
             #expect(route.status == 200 && (route["distance_m"]?.numberValue ?? 0) > 900 && (route["duration_s"]?.numberValue ?? 0) > 60)
             #expect((route["geometry"]?["coordinates"]?.arrayValue?.count ?? 0) > 5)
+            // Alternatives: the fastest first (the same as the plain answer), each priced.
+            let offered = try await api.call(.get, "/v1/route?from=43.7393,7.4277&to=43.7314,7.4197&alternatives=3")
+            let list = offered["routes"]?.arrayValue ?? []
+            #expect(offered.status == 200 && (1...3).contains(list.count), "\(offered.text)")
+            #expect(list.first?["distance_m"] == route["distance_m"] && list.first?["index"]?.numberValue == 0)
+            #expect(list.allSatisfy { ($0["fare_estimate"]?.numberValue ?? 0) > 0 && ($0["duration_s"]?.numberValue ?? 0) >= (route["duration_s"]?.numberValue ?? 0) })
+            let fourRoutes = try await api.call(.get, "/v1/route?from=43.7393,7.4277&to=43.7314,7.4197&alternatives=4")
+            #expect(fourRoutes.status == 400 && fourRoutes.errorField == "alternatives")
             let etas = try await api.call(.post, "/v1/etas", #"{"to":{"lat":43.7347,"lon":7.4206},"cabs":[{"id":"a","lat":43.7393,"lon":7.4277},{"id":"b","lat":43.7314,"lon":7.4197}]}"#)
             #expect(etas.status == 200 && etas["etas"]?.arrayValue?.count == 2, "\(etas.text)")
             let badEtas = try await api.call(.post, "/v1/etas", #"{"to":{"lat":43.7347,"lon":7.4206},"cabs":[{"lat":43.7,"lon":7.4}]}"#)
