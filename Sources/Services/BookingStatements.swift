@@ -244,12 +244,30 @@ struct BookingStatements {
 
     /// The trip is over: the fare, the distances it was billed on and by the meter, the review flags.
     func complete(_ number: Int, fare: Int64, billedMetres: Int64, meterMetres: Int64, review: String?, awaiting: Int64,
-                  at now: Int64) throws {
+                  track: String, at now: Int64) throws {
         try c.execute("""
             UPDATE bookings SET state = 'completed', fare = \(fare), ended_ms = \(now), updated_ms = \(now),
-                billed_metres = \(billedMetres), meter_metres = \(meterMetres), review = \(review), awaiting_confirmation = \(awaiting)
+                billed_metres = \(billedMetres), meter_metres = \(meterMetres), review = \(review), awaiting_confirmation = \(awaiting),
+                driven_track = \(track)
             WHERE number = \(number)
             """)
+    }
+
+    private struct Track: Decodable {
+        let drivenTrack: String?
+        enum CodingKeys: String, CodingKey { case drivenTrack = "driven_track" }
+    }
+
+    /// The driven track of a booking, as stored (nil before completion).
+    func drivenTrack(_ number: Int) throws -> String? {
+        try c.fetchOne(Track.self, "SELECT driven_track FROM bookings WHERE number = \(number)")?.drivenTrack
+    }
+
+    /// The driven tracks of the latest completed trips, newest first.
+    func drivenTracks(limit: Int) throws -> [String] {
+        try c.fetchAll(Track.self, """
+            SELECT driven_track FROM bookings WHERE state = 'completed' AND driven_track IS NOT NULL ORDER BY ended_ms DESC LIMIT \(limit)
+            """).compactMap(\.drivenTrack)
     }
 
     func clearAwaiting(_ number: Int, at now: Int64) throws {

@@ -108,7 +108,7 @@ extension Bookings {
                     let paid = try Wallet.settleFare(c, reference: row.reference, fare: charged, driver: driver,
                                                      commissionPercent: percent, now: now)
                     try bookings.complete(number, fare: fare.total, billedMetres: measured.metres, meterMetres: trip.metres,
-                                          review: reviewText, awaiting: awaiting, at: now)
+                                          review: reviewText, awaiting: awaiting, track: Self.encode(track: measured.track), at: now)
                     try Self.event(c, number, .completed, now, "fare \(fare.total), \(paid.method); billed \(measured.metres) m from \(measured.reports) reports, meter \(trip.metres) m"
                                                                 + (reviewText.map { "; review: \($0)" } ?? ""))
                     return TripInvoice(booking: number, base: fare.base, distance: fare.distance, waiting: fare.waiting, tolls: fare.tolls,
@@ -152,6 +152,30 @@ extension Bookings {
                                            },
                                            match: { trace in matchers.with { $0.match(trace, settings: settings) } })
         }
+    }
+
+    /// A driven track as stored: one polyline (10⁻⁶ degrees) per piece, separated by spaces
+    /// (the format's characters are 63 to 126, so a space never occurs in one).
+    static func encode(track: [[Coordinate]]) -> String {
+        track.filter { !$0.isEmpty }.map { Polyline.encode($0, precision: 6) }.joined(separator: " ")
+    }
+
+    static func decode(track: String) -> [[Coordinate]] {
+        track.split(separator: " ").compactMap { Polyline.decode(String($0), precision: 6) }
+    }
+
+    /// The track the cab drove on a completed trip, matched to the roads, one line per piece
+    /// (a new piece after a gap no route explains); empty before completion or for a trip
+    /// without position reports. The passenger's own bookings only.
+    public func drivenTrack(of number: Int, for passenger: Int64) async throws(ServiceError) -> [[Coordinate]] {
+        _ = try await booking(number, for: passenger)
+        let stored = try await serviceCall { try await store.read { c in try BookingStatements(c).drivenTrack(number) } }
+        return stored.map(Self.decode(track:)) ?? []
+    }
+
+    /// The driven tracks of the latest `limit` completed trips, newest first (the demo's map).
+    package func drivenTracks(limit: Int) async throws(ServiceError) -> [[[Coordinate]]] {
+        try await serviceCall { try await store.read { c in try BookingStatements(c).drivenTracks(limit: limit).map(Self.decode(track:)) } }
     }
 
     /// Why a trip's meter and track disagree beyond the city's tolerance, or nil.

@@ -384,8 +384,11 @@ public enum ServiceSchema {
         "%SQLITE%CREATE INDEX bookings_ended ON bookings (ended_ms)",
     ])
 
-    /// Which of the routes offered the passenger chose (0: the fastest).
-    static let version11 = Migration(version: 11, name: "route-choice", statements: [
+    /// Which of the routes offered the passenger chose (0: the fastest), and the track the
+    /// cab drove, matched to the roads, kept with the completed trip (encoded polylines at
+    /// 10⁻⁶ degrees, one per piece, separated by spaces).
+    static let version11 = Migration(version: 11, name: "route-choice-driven-track", statements: [
         "ALTER TABLE bookings ADD COLUMN route_choice BIGINT NOT NULL DEFAULT 0 CHECK (route_choice BETWEEN 0 AND 2)",
+        "ALTER TABLE bookings ADD COLUMN driven_track TEXT",
     ])
 }

@@ -30,6 +30,9 @@ public struct TripMeasurement: Sendable, Equatable {
     /// How many reports the measure rests on; 0 when the trip had none and the distance is
     /// the route from pickup to destination.
     public var reports: Int
+    /// The track driven, one line per piece: the reports matched to the roads (with a
+    /// matcher), else the reports kept; empty when the trip had none.
+    public var track: [[Coordinate]] = []
 
     /// Reports closer than this to the last one kept are jitter of a standing cab, not road
     /// driven: routing between them would bill GPS noise.
@@ -69,6 +72,7 @@ public struct TripMeasurement: Sendable, Equatable {
         }
         var metres = 0.0, waiting = 0.0
         var end = track[0].position
+        var driven: [[Coordinate]] = []
         for (previous, point) in zip(track, track.dropFirst()) {
             let dt = point.time.timeIntervalSince(previous.time)
             if dt > 0, dt <= longestGapSeconds, previous.position.distance(to: point.position) < max(jitterMetres, crawlMetresPerSecond * dt) {
@@ -86,12 +90,15 @@ public struct TripMeasurement: Sendable, Equatable {
                 metres += leg(from: track[before], to: track[b], road: road)
             }
             end = matched.points.last(where: { $0 != nil })??.coordinate ?? track[track.count - 1].position
+            driven = matched.pieces
         } else {
             var kept = track[0]
+            driven = [[kept.position]]
             for point in track.dropFirst() {
                 guard kept.position.distance(to: point.position) >= jitterMetres else { continue }
                 metres += leg(from: kept, to: point, road: road)
                 kept = point
+                driven[0].append(point.position)
             }
             end = kept.position
         }
@@ -99,7 +106,7 @@ public struct TripMeasurement: Sendable, Equatable {
            last.position.distance(to: destination) > arrivedMetres {
             metres += road(end, destination)
         }
-        return TripMeasurement(metres: whole(metres), waitingSeconds: whole(waiting), reports: track.count - 1)
+        return TripMeasurement(metres: whole(metres), waitingSeconds: whole(waiting), reports: track.count - 1, track: driven)
     }
 
     /// No cab drives faster than this between two reports (130 km/h).

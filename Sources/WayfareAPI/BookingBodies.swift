@@ -242,8 +242,14 @@ public struct BookingHistory: Codable, Sendable, Equatable {
         public init(state: BookingState, time: Date, detail: String) { self.state = state; self.time = time; self.detail = detail }
     }
 
-    /// A history of `events`.
-    public init(events: [Event]) { self.events = events }
+    /// The track the cab drove on the trip, matched to the roads, one line per piece
+    /// (empty until the trip is completed, or when the cab sent no position).
+    public var drivenTrack: [LineString]
+
+    /// A history of `events`, and the track driven.
+    public init(events: [Event], drivenTrack: [LineString] = []) { self.events = events; self.drivenTrack = drivenTrack }
+
+    enum CodingKeys: String, CodingKey { case events, drivenTrack = "driven_track" }
 }
 
 /// `POST /v1/bookings/{number}/feedback`: ratings from 1 to 5.

@@ -150,12 +150,13 @@ package struct Demo {
                 ledgerBalanced: s.ledgerBalanced, httpRequests: backend.requestCount, url: url, simulation: s)
             reported.withLock { $0 = summary }
             let cabs = server.bookings.dispatcher.fleet.allCabs().compactMap(\.position)
+            let driven = (try? await server.bookings.drivenTracks(limit: 1000)) ?? []
             let map = DemoMap(zones: folder.city.zones, streets: folder.city.network.streetPolylines())
             let title = "\(cityName): \(minutes) simulated minutes, \(s.completed) trips completed, \(cabs.count) cabs"
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             do {
-                try Self.write(map.svg(trips: result.trips, cabs: cabs, title: title), to: (outDir as NSString).appendingPathComponent("map.svg"))
+                try Self.write(map.svg(trips: result.trips, driven: driven, cabs: cabs, title: title), to: (outDir as NSString).appendingPathComponent("map.svg"))
                 try Self.write(String(decoding: try encoder.encode(summary), as: UTF8.self) + "\n",
                                to: (outDir as NSString).appendingPathComponent("summary.json"))
             } catch {

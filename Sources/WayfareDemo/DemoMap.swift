@@ -5,7 +5,9 @@ import GeoJSON
 import Zones
 
 /// The demo's picture: the city's streets, its taxi zones and service areas, every trip
-/// (the drive to the pickup dashed, the ride solid) and where each cab ended, as one SVG.
+/// (the drive to the pickup dashed, the ride solid), the tracks the server kept of the
+/// completed trips (the cabs' reports matched to the roads, in purple) and where each cab
+/// ended, as one SVG.
 ///
 /// An SVG rather than a PNG: it needs no image library, any browser opens it, and it stays
 /// sharp when zoomed into a street. The projection is equirectangular around the city's
@@ -20,8 +22,9 @@ package struct DemoMap {
         self.streets = streets
     }
 
-    /// The SVG of `trips` and the cabs at `cabs`, with `title` in the corner.
-    package func svg(trips: [CitySimulation.Trip], cabs: [Coordinate], title: String) -> String {
+    /// The SVG of `trips`, the `driven` tracks (each a list of pieces) and the cabs at
+    /// `cabs`, with `title` in the corner.
+    package func svg(trips: [CitySimulation.Trip], driven: [[[Coordinate]]] = [], cabs: [Coordinate], title: String) -> String {
         var minLat = Double.infinity, maxLat = -Double.infinity, minLon = Double.infinity, maxLon = -Double.infinity
         func include(_ lat: Double, _ lon: Double) {
             minLat = min(minLat, lat); maxLat = max(maxLat, lat); minLon = min(minLon, lon); maxLon = max(maxLon, lon)
@@ -67,6 +70,11 @@ package struct DemoMap {
                 out += "<path d=\"\(path(trip.toPickup))\" stroke=\"#e08a00\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\" stroke-opacity=\"0.7\"/>\n"
             }
             if trip.ride.count > 1 { out += "<path d=\"\(path(trip.ride))\" stroke=\"#1b7f3b\" stroke-width=\"2\" stroke-opacity=\"0.55\"/>\n" }
+        }
+        out += "</g>\n<g fill=\"none\" stroke=\"#6a3fb5\" stroke-width=\"1.2\" stroke-opacity=\"0.8\" class=\"driven\">\n"
+        for track in driven {
+            let d = track.filter { $0.count > 1 }.map(path).joined()
+            if !d.isEmpty { out += "<path d=\"\(d)\"/>\n" }
         }
         out += "</g>\n<g fill=\"#d62828\" stroke=\"#fff\" stroke-width=\"1\">\n"
         for cab in cabs { out += "<circle cx=\"\(x(cab.longitude))\" cy=\"\(y(cab.latitude))\" r=\"4\"/>\n" }

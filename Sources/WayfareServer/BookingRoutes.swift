@@ -28,7 +28,9 @@ struct BookingsController {
         }
         routes.on(.history) { _, context in
             let events = try await bookings.history(of: context.int(.number), for: context.user.id)
-            return JSONResponse.make(BookingHistory(events: events.map { .init(state: $0.state, time: $0.time, detail: $0.detail) }))
+            let driven = try await bookings.drivenTrack(of: context.int(.number), for: context.user.id)
+            return JSONResponse.make(BookingHistory(events: events.map { .init(state: $0.state, time: $0.time, detail: $0.detail) },
+                                                    drivenTrack: driven.map(LineString.init)))
         }
         routes.on(.estimate) { request, context in
             let trip = try await request.decode(TripOrder.self)

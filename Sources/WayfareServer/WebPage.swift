@@ -67,6 +67,7 @@ extension WayfareServer {
   .zone { fill: #3c7dd9; fill-opacity: .06; stroke: #3c7dd9; stroke-width: 1.2; vector-effect: non-scaling-stroke; }
   .area { fill: none; stroke: #333; stroke-width: 2.5; vector-effect: non-scaling-stroke; }
   .route { fill: none; stroke: #1b7f3b; stroke-width: 4; stroke-opacity: .7; vector-effect: non-scaling-stroke; }
+  .driven { fill: none; stroke: #6a3fb5; stroke-width: 3; stroke-opacity: .8; vector-effect: non-scaling-stroke; }
   .route.other { stroke: #7a8a99; stroke-width: 3; stroke-opacity: .5; stroke-dasharray: 6 4; cursor: pointer; }
   #choices button { margin: 2px 4px 2px 0; }
   .ahead { fill: none; stroke: #e08a00; stroke-width: 3; stroke-dasharray: 6 4; vector-effect: non-scaling-stroke; }
@@ -282,6 +283,13 @@ async function track() {
                    started: "on the way" + eta, completed: "arrived; fare " + (b.fare / 100).toFixed(2), cancelled: "cancelled",
                    "not-served": "not served: " + (b.reason || "") }[b.state] || b.state;
     say("Booking " + b.number + ": " + what + ".");
+    if (b.state === "completed") {
+      // The track the cab drove, matched to the roads, as kept with the trip.
+      const h = await api("GET", "/v1/bookings/" + b.number + "/history");
+      document.getElementById("routes").querySelectorAll(".ahead").forEach(e => e.remove());
+      if (h.driven_track.length) add("routes", "path", { class: "driven", d: pathOf(h.driven_track.map(l => l.coordinates), false) });
+      state.drivenTrackDrawn = h.driven_track.length > 0;
+    }
     if (["completed", "cancelled", "not-served"].includes(b.state)) { booking = null; return; }
   } catch (e) { say("Tracking: " + e.message); }
   setTimeout(track, 1000);

@@ -189,7 +189,13 @@ struct BookingsTests {
         #expect(caught >= off - 2 && caught <= off + 4, "noticed at report \(caught); off the route from report \(off)")
         let notes = try await r.bookings.history(of: booked.number, for: p).filter { $0.detail.hasPrefix("left the route") }
         #expect(notes.count >= 1 && notes.allSatisfy { $0.state == .started }, "\(notes)")
+        #expect(try await r.bookings.drivenTrack(of: booked.number, for: p).isEmpty)  // not before completion
         _ = try await r.bookings.complete(booked.number, driver: d, trip: TripReport(metres: 3_000), key: key("c1"))
+        // The matched track is kept with the trip: the detour, not the route shown.
+        let driven = try await r.bookings.drivenTrack(of: booked.number, for: p)
+        let mismatch = GPSTraces.mismatchFraction(truth: detour.path, matched: driven)
+        #expect(!driven.isEmpty && mismatch < 0.05, "mismatch \(mismatch) against the road driven")
+        #expect(GPSTraces.mismatchFraction(truth: shown.geometry, matched: driven) > mismatch)
         // The trip is over: its cab's reports are not followed any more.
         try r.bookings.report(driver: d, position: Monaco.portHercule, at: r.h.clock.now())
         #expect(try await r.bookings.history(of: booked.number, for: p).filter { $0.detail.hasPrefix("left the route") }.count == notes.count)

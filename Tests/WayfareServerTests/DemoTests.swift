@@ -61,5 +61,9 @@ struct DemoTests {
         #expect(titles == MonacoFolder.folder.city.zones.zones.count)
         let rides: Int = svg.components(separatedBy: "stroke=\"#1b7f3b\"").count - 1
         #expect(rides >= http.completed)
+        // And the tracks the server kept of them (the drivers' reports matched to the roads).
+        let driven = svg.components(separatedBy: "class=\"driven\"").last?.components(separatedBy: "</g>").first ?? ""
+        let tracks: Int = driven.components(separatedBy: "<path ").count - 1
+        #expect(tracks > 0 && tracks <= http.completed, "\(tracks) driven tracks for \(http.completed) trips")
     }
 }

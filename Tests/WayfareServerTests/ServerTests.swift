@@ -407,6 +407,8 @@ struct ServerTests {
             #expect(wallet["available"]?.numberValue == 50000 - total && wallet["held"]?.numberValue == 0)
             let history = try await api.call(.get, "/v1/bookings/\(number)/history", token: asha)
             #expect(history["events"]?.arrayValue?.compactMap { $0["state"]?.stringValue } == ["requested", "allocated", "arrived", "started", "completed"])
+            // No position during the trip: no driven track to keep (billed on the booked route).
+            #expect(history["driven_track"]?.arrayValue?.isEmpty == true, "\(history.text)")
             #expect(try await api.call(.post, "/v1/bookings/\(number)/feedback", #"{"driver":5,"cab":4,"experience":5}"#, token: asha).status == 201)
             let twice = try await api.call(.post, "/v1/bookings/\(number)/feedback", #"{"driver":5,"cab":4,"experience":5}"#, token: asha)
             #expect(twice.status == 409 && twice.errorCode == "conflict")
