@@ -113,10 +113,20 @@ for lat, lon in ((43.7393, 7.4277), (43.7314, 7.4197)):  # the Casino, then the 
     time.sleep(0.3)
 wait_for("!document.getElementById('book').disabled", 20, "a route is drawn between the clicked points")
 print("browser test: route: " + evaluate("document.getElementById('trip').textContent"))
+offered = evaluate("window.wayfare.routesOffered") or 0
+print("browser test: %d route(s) offered" % offered)
+if offered < 2:
+    fail("the Casino to the Prince's Palace should offer an alternative route")
+second = evaluate("(() => { const r = document.querySelectorAll('#choices button')[1].getBoundingClientRect(); return {x: r.x + r.width / 2, y: r.y + r.height / 2}; })()")
+click(second["x"], second["y"])
+wait_for("document.querySelectorAll('#choices button')[1].textContent.includes('\u2713')", 10, "the second route is picked")
+print("browser test: picked: " + evaluate("document.getElementById('trip').textContent"))
 box = evaluate("(() => { const r = document.getElementById('book').getBoundingClientRect(); return {x: r.x + r.width / 2, y: r.y + r.height / 2}; })()")
 click(box["x"], box["y"])
 wait_for("window.wayfare.booked", 30, "the booking is made")
 print("browser test: booked: " + evaluate("document.getElementById('status').textContent"))
+if evaluate("window.wayfare.bookedRoute") != 1:
+    fail("the booking does not name the route picked: %s" % evaluate("window.wayfare.bookedRoute"))
 wait_for("window.wayfare.cabMoved", 120, "the booked cab is seen moving")
 print("browser test: the cab moves: " + evaluate("document.getElementById('status').textContent"))
 shot = send("Page.captureScreenshot", {"format": "png"}, session)["data"]

@@ -256,6 +256,7 @@ document.getElementById("book").addEventListener("click", async () => {
     booking = await api("POST", "/v1/bookings", { pickup, destination, cab_type: "Sedan", route: chosenRoute }, { "Idempotency-Key": key });
     document.getElementById("choices").textContent = "";
     state.booked = true;
+    state.bookedRoute = booking.route;
     say("Booking " + booking.number + ": looking for a cab…");
     track();
   } catch (e) { fail("Could not book: " + e.message); document.getElementById("book").disabled = false; }
