@@ -20,14 +20,14 @@ public struct FollowSettings: Sendable, Equatable {
     public var reportsToConfirm: Int
     /// How many of the latest reports are matched together at each report.
     public var window: Int
-    /// Within this many metres of the route's end the cab has arrived: nothing more is followed.
+    /// Within this many metres of the route's end (along it) the cab has arrived: nothing more is followed.
     public var arrivedMetres: Double
 
     /// Settings for reports with GPS error `gpsSigmaMetres`: a report is off the route when
     /// matched beyond 20 m of it (or 60 m back along it) and itself beyond 1.5σ (at least
     /// 10 m) of it, or beyond 3σ (at least 20 m) whatever the match; the route is left after
     /// two such reports in a row; the last 8 reports are matched together; the cab has
-    /// arrived within 40 m of the end.
+    /// arrived within 5σ (at least 40 m) of the end, along the route.
     ///
     /// Why both the match and the report: Monaco's stacked and parallel roads make the
     /// matcher put a cab that is on its route on the road beside it for a report or two
@@ -36,7 +36,7 @@ public struct FollowSettings: Sendable, Equatable {
     /// (`DeviationTests`): every wrong turn caught by the second report 30 m (or 4σ) off
     /// the route, no deviation on 43 clean trips at σ 5 and 10 m every 2 and 5 s.
     public init(gpsSigmaMetres: Double = 10, offRouteMetres: Double = 20, backwardMetres: Double = 60, reportsToConfirm: Int = 2,
-                window: Int = 8, arrivedMetres: Double = 40) {
+                window: Int = 8, arrivedMetres: Double? = nil) {
         match = MatchSettings(gpsSigmaMetres: gpsSigmaMetres)
         self.offRouteMetres = max(1, offRouteMetres.isFinite ? offRouteMetres : 20)
         reportOffRouteMetres = max(10, 1.5 * match.gpsSigmaMetres)
@@ -44,7 +44,7 @@ public struct FollowSettings: Sendable, Equatable {
         self.backwardMetres = max(1, backwardMetres.isFinite ? backwardMetres : 60)
         self.reportsToConfirm = max(1, reportsToConfirm)
         self.window = max(2, window)
-        self.arrivedMetres = max(0, arrivedMetres.isFinite ? arrivedMetres : 40)
+        self.arrivedMetres = max(0, arrivedMetres.flatMap { $0.isFinite ? $0 : nil } ?? max(40, 5 * match.gpsSigmaMetres))
     }
 }
 
@@ -157,7 +157,10 @@ public struct RouteFollower: Sendable {
                 metresAlong = max(metresAlong, offset)
                 lastTime = report.time ?? lastTime
             }
-            if let total = along.last, total - metresAlong <= settings.arrivedMetres || matched.coordinate.distance(to: destination) <= settings.arrivedMetres {
+            // By the way along the route, not the distance to its end: a route may pass near
+            // its end before it gets there (a one-way loop round the block).
+            if let total = along.last, total - metresAlong <= settings.arrivedMetres {
+                metresAlong = total
                 hasArrived = true
                 return .arrived
             }

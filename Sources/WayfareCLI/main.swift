@@ -6,7 +6,7 @@ struct Wayfare: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wayfare",
         abstract: "Spatial indexing and routing for taxi services.",
-        subcommands: [ZonesCommand.self, FleetCommand.self, GraphCommand.self, RouteCommand.self, MatchCommand.self, EtaCommand.self,
+        subcommands: [ZonesCommand.self, FleetCommand.self, GraphCommand.self, RouteCommand.self, MatchCommand.self, FollowCommand.self, EtaCommand.self,
                       GeocoderCommand.self, GeocodeCommand.self, ReverseCommand.self, CityCommand.self, SimulateCommand.self, BenchCommand.self,
                       ServeCommand.self, AdminCommand.self, DemoCommand.self])
 }

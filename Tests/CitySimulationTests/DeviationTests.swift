@@ -13,7 +13,7 @@ import TestSupport
 struct DeviationTests {
     /// What one followed drive gave: the report of the first deviation, the report by which
     /// the cab was truly off the route, and how many deviations in all.
-    struct Outcome { var caughtAt: Int?; var leftAt: Int?; var firstOff: Int?; var deviations: Int }
+    struct Outcome { var caughtAt: Int?; var leftAt: Int?; var firstOff: Int?; var deviations: Int; var arrived = false; var remaining = 0.0 }
 
     /// Follows one drive: `path` taking `seconds`, shown `route`, reports every `interval`
     /// with noise `sigma`.
@@ -37,6 +37,8 @@ struct DeviationTests {
             }
         }
         outcome.deviations = follower.deviations
+        outcome.arrived = follower.hasArrived
+        outcome.remaining = follower.remainingMetres
         return outcome
     }
 
@@ -70,6 +72,7 @@ struct DeviationTests {
                 clean += 1
                 let o = Self.follow(path: route.geometry, seconds: route.durationSeconds, shown: route, interval: interval, sigma: sigma,
                                     seed: UInt64(n), matcher: matcher)
+                #expect(o.arrived, "trip \(n): the clean trip never arrived (\(o.remaining) m left)")
                 if o.deviations > 0 {
                     falseAlarms += 1
                     Issue.record("trip \(n): a clean trip reported \(o.deviations) deviation(s), the first at report \(o.caughtAt ?? -1)")

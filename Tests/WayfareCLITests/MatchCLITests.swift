@@ -56,5 +56,17 @@ import TestSupport
             #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
         }
         #expect(try runWayfare(["match", graph, "--trace", trace, "--sigma-m", "nan"]).status != 0)
+
+        // `wayfare follow`: the same drive along the route it was shown never leaves it and
+        // arrives; shown the way to Fontvieille instead, it leaves it, and is re-routed.
+        let kept = try runWayfare(["follow", graph, "--from", "43.7393,7.4277", "--to", "43.7314,7.4197", "--trace", trace, "--sigma-m", "10"])
+        #expect(kept.status == 0, "\(kept.stderr)")
+        let onRoute = try json(kept.stdout)
+        #expect((onRoute["deviations"] as? [Any])?.isEmpty == true && onRoute["arrived_at_report"] as? Int != nil, "\(kept.stdout.prefix(300))")
+        let left = try json(try runWayfare(["follow", graph, "--from", "43.7393,7.4277", "--to", "43.7275,7.4155", "--trace", trace]).stdout)
+        let deviations = try #require(left["deviations"] as? [[String: Any]])
+        #expect(!deviations.isEmpty && deviations.allSatisfy { ($0["route"] as? [String: Any])?["distance_m"] as? Double != nil })
+        let refused = try runWayfare(["follow", graph, "--from", "43.7393,7.4277", "--to", "91,7", "--trace", trace])
+        #expect(refused.status != 0 && refused.stderr.contains("to"), "\(refused.stderr)")
     }
 }
