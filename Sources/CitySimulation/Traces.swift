@@ -107,6 +107,14 @@ public enum GPSTraces {
         return nil
     }
 
+    /// The share of `line`'s length that runs along `other` (within `tolerance` metres), by
+    /// brute force in steps of a metre: how much an alternative route shares with the fastest.
+    public static func sharedFraction(of line: [Coordinate], with other: [Coordinate], toleranceMetres tolerance: Double = 3) -> Double {
+        let walker = PolylineWalker(line)
+        guard walker.length > 0 else { return 1 }
+        return 1 - walker.lengthAway(from: [PolylineWalker(other)], tolerance: tolerance) / walker.length
+    }
+
     /// Metres from `c` to the nearest point of `line`, by brute force over its segments.
     public static func metres(from c: Coordinate, to line: [Coordinate]) -> Double {
         let walker = PolylineWalker(line)

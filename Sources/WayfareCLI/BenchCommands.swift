@@ -9,7 +9,7 @@ import ZoneImport
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Run the engine and a plain baseline on the same CSV input; print one JSON line.",
-        subcommands: [BenchZones.self, BenchKNN.self, BenchFleet.self, BenchRoute.self, BenchMatch.self, BenchEta.self, BenchGeocode.self, BenchReverse.self, BenchBookings.self])
+        subcommands: [BenchZones.self, BenchKNN.self, BenchFleet.self, BenchRoute.self, BenchMatch.self, BenchAlternatives.self, BenchEta.self, BenchGeocode.self, BenchReverse.self, BenchBookings.self])
 }
 
 /// Wall-clock seconds of `body`.
