@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Prepares OSRM on Monaco's extract in DIR, from the osrm-bindings wheel on PyPI (unpacked,
 # not installed, so any Python will do; the wheel is built for CPython 3.12 and later):
-# DIR/wheel/osrm/bin holds osrm-routed, DIR/monaco.osrm the data for both of its algorithms
-# (contracted for --algorithm ch, partitioned and customised for --algorithm mld). Prints the data's path.
+# DIR/wheel/osrm/bin holds osrm-routed, DIR/monaco.osrm the contracted data (--algorithm ch),
+# DIR/mld/monaco.osrm the partitioned and customised data (--algorithm mld; partitioning
+# renumbers the graph, so the two cannot share files). Prints the contracted data's path.
 # Usage: scripts/osrm.sh DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +17,8 @@ if [ ! -x "$dir/wheel/osrm/bin/osrm-routed" ]; then
 fi
 cp Data/monaco/monaco.osm.pbf "$dir/monaco.osm.pbf"
 "$dir/wheel/osrm/bin/osrm-extract" -p "$dir/wheel/osrm/share/profiles/car.lua" "$dir/monaco.osm.pbf" >"$dir/extract.log" 2>&1
+rm -rf "$dir/mld" && mkdir -p "$dir/mld" && cp "$dir"/monaco.osrm* "$dir/mld/"
 "$dir/wheel/osrm/bin/osrm-contract" "$dir/monaco.osrm" >"$dir/contract.log" 2>&1
-"$dir/wheel/osrm/bin/osrm-partition" "$dir/monaco.osrm" >"$dir/partition.log" 2>&1
-"$dir/wheel/osrm/bin/osrm-customize" "$dir/monaco.osrm" >"$dir/customize.log" 2>&1
+"$dir/wheel/osrm/bin/osrm-partition" "$dir/mld/monaco.osrm" >"$dir/partition.log" 2>&1
+"$dir/wheel/osrm/bin/osrm-customize" "$dir/mld/monaco.osrm" >"$dir/customize.log" 2>&1
 echo "$dir/monaco.osrm"

@@ -118,6 +118,39 @@ private func matchBenchmarks() {
     }
 }
 
+/// Alternatives: up to three routes for 100 pairs of Monaco's junctions, beside the fastest
+/// route alone for the same pairs (the baseline), and a cab followed along its route report
+/// by report (the deviation check the server runs on every tracked report).
+private let alternativePairs: [(Coordinate, Coordinate)] = GPSTraces.trips(on: monaco, count: 100, seed: 1).compactMap { r in
+    r.geometry.first.flatMap { a in r.geometry.last.map { (a, $0) } }
+}
+
+private func alternativeBenchmarks() {
+    let configuration = Benchmark.Configuration(metrics: [.wallClock, .mallocCountTotal], timeUnits: .microseconds,
+                                                warmupIterations: 3, maxDuration: .seconds(4), maxIterations: 2_000)
+    Benchmark("Monaco: up to 3 routes for 100 pairs", configuration: configuration) { benchmark in
+        let router = Router(network: monaco), pairs = alternativePairs
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { for (a, b) in pairs { blackHole(try? router.routes(from: a, to: b, count: 3)) } }
+    }
+    Benchmark("Monaco: the fastest route for the same 100 pairs (baseline)", configuration: configuration) { benchmark in
+        let router = Router(network: monaco), pairs = alternativePairs
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { for (a, b) in pairs { blackHole(try? router.route(from: a, to: b)) } }
+    }
+    Benchmark("Monaco: follow a cab along an 8.7 km route (158 reports)", configuration: configuration) { benchmark in
+        let matcher = Matcher(network: monaco)
+        guard let route = GPSTraces.trips(on: monaco, count: 1, seed: 5, minimumMetres: 3000).first else { return }
+        var random = SeededRandom(seed: 5)
+        let reports = GPSTraces.reports(along: route.geometry, durationSeconds: route.durationSeconds, every: 5, noiseMetres: 10, using: &random)
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            var follower = RouteFollower(route: route, to: route.geometry.last!)
+            for report in reports { blackHole(follower.observe(report, matcher: matcher)) }
+        }
+    }
+}
+
 let benchmarks: @Sendable () -> Void = {
     let importConfig = Benchmark.Configuration(metrics: [.wallClock, .peakMemoryResident], timeUnits: .milliseconds,
                                                warmupIterations: 1, maxDuration: .seconds(10), maxIterations: 10)
@@ -139,6 +172,7 @@ let benchmarks: @Sendable () -> Void = {
     let etaWorkload = Workload { (Router(network: monaco), zip(monaco.randomPairs(100, seed: 8), monaco.randomPairs(100, seed: 7)).map { ($1.0, $0.0) }) }
     etaBenchmarks("Monaco: ETAs of 50 cabs", etaWorkload, iterations: 10_000)
     matchBenchmarks()
+    alternativeBenchmarks()
 
     // The seeded synthetic grid city, at three sizes, to show how query time grows. The 1M
     // grid takes minutes to contract; WAYFARE_BENCH_GRID_MAX=100000 leaves it out.
