@@ -16,12 +16,14 @@ struct BenchMatch: ParsableCommand {
     @Option(help: "Report intervals (seconds), comma-separated.") var intervals: String = "1,5,15,30"
     @Option(name: .customLong("traces-out"), help: "Write the traces as JSON lines {id, sigma_m, interval_s, points: [[lat, lon, time]]}.") var tracesOut: String?
     @Option(help: "JSON lines {id, pieces: [[[lon, lat]]], seconds} of another matcher for the same traces, scored beside ours.") var peer: String?
+    @Option(name: .customLong("long-runs"), help: "How many times the 30-minute trace is matched (the median is printed).") var longRuns: Int = 5
 
     struct TraceLine: Codable { let id: String; let sigmaM: Double; let intervalS: Double; let points: [[Double]] }
     struct PeerLine: Codable { let id: String; let pieces: [[[Double]]]; let seconds: Double }
 
     func run() throws {
         guard (1...10_000).contains(trips) else { throw CLIError("--trips must be between 1 and 10000") }
+        guard (1...100_000).contains(longRuns) else { throw CLIError("--long-runs must be between 1 and 100000") }
         let sigmaList = try numbers(sigmas, option: "sigmas", range: 0...100)
         let intervalList = try numbers(intervals, option: "intervals", range: 0.1...600)
         let network = try loadGraph(graph)
@@ -64,7 +66,7 @@ struct BenchMatch: ParsableCommand {
             .filter { ($0.time ?? 0) <= 1800 }
         _ = matcher.match(trace, settings: MatchSettings(gpsSigmaMetres: 15))  // warm
         var runs: [Double] = []
-        for _ in 0..<5 { runs.append(timed { matcher.match(trace, settings: MatchSettings(gpsSigmaMetres: 15)) }.1 / 1e6) }
+        for _ in 0..<longRuns { runs.append(timed { matcher.match(trace, settings: MatchSettings(gpsSigmaMetres: 15)) }.1 / 1e6) }
         struct Long: Encodable { let longTraceS: Double; let points: Int; let milliseconds: Double }
         printJSONLine(Long(longTraceS: rounded(trace.last?.time ?? 0, 0), points: trace.count, milliseconds: rounded(median(runs), 3)))
     }
