@@ -11,7 +11,8 @@ public struct FollowSettings: Sendable, Equatable {
     public var offRouteMetres: Double
     /// … and the report itself farther than this from the line, in metres.
     public var reportOffRouteMetres: Double
-    /// A report farther than this from the line is off the route whatever it was matched to.
+    /// A report matched onto the route but this much farther from it than from the nearest
+    /// road is off it (the match held it on a road stacked over the one it is on).
     public var reportFarMetres: Double
     /// A report matched this far behind the farthest point reached along the route, in
     /// metres, is off it too: the cab turned back along the road it was shown.
@@ -25,9 +26,10 @@ public struct FollowSettings: Sendable, Equatable {
 
     /// Settings for reports with GPS error `gpsSigmaMetres`: a report is off the route when
     /// matched beyond 20 m of it (or 60 m back along it) and itself beyond 1.5σ (at least
-    /// 10 m) of it, or beyond 3σ (at least 20 m) whatever the match; the route is left after
-    /// two such reports in a row; the last 8 reports are matched together; the cab has
-    /// arrived within 5σ (at least 40 m) of the end, along the route.
+    /// 10 m) of it, or when matched on it but 1.5σ (at least 12 m) farther from it than from
+    /// the nearest road; the route is left after two such reports in a row; the last 8
+    /// reports are matched together; the cab has arrived within 5σ (at least 40 m) of the
+    /// end, along the route.
     ///
     /// Why both the match and the report: Monaco's stacked and parallel roads make the
     /// matcher put a cab that is on its route on the road beside it for a report or two
@@ -40,7 +42,7 @@ public struct FollowSettings: Sendable, Equatable {
         match = MatchSettings(gpsSigmaMetres: gpsSigmaMetres)
         self.offRouteMetres = max(1, offRouteMetres.isFinite ? offRouteMetres : 20)
         reportOffRouteMetres = max(10, 1.5 * match.gpsSigmaMetres)
-        reportFarMetres = max(20, 3 * match.gpsSigmaMetres)
+        reportFarMetres = max(12, 1.5 * match.gpsSigmaMetres)
         self.backwardMetres = max(1, backwardMetres.isFinite ? backwardMetres : 60)
         self.reportsToConfirm = max(1, reportsToConfirm)
         self.window = max(2, window)
@@ -92,6 +94,8 @@ public struct RouteFollower: Sendable {
     /// The settings.
     public let settings: FollowSettings
     var recent: [TracePoint] = []
+    /// How far each of `recent` is from the nearest road (metres).
+    var nearestRoad: [Double] = []
     var offInARow = 0
     /// When the cab was last placed on the route.
     var lastTime: Double?
@@ -145,12 +149,17 @@ public struct RouteFollower: Sendable {
     public mutating func observe(_ report: TracePoint, matcher: Matcher) -> FollowStep {
         guard !hasArrived else { return .arrived }
         recent.append(report)
-        if recent.count > settings.window { recent.removeFirst(recent.count - settings.window) }
+        nearestRoad.append(matcher.router.candidates(of: report.coordinate, within: settings.match.searchRadiusMetres, count: 1).first?.metres
+                           ?? settings.match.searchRadiusMetres)
+        if recent.count > settings.window {
+            recent.removeFirst(recent.count - settings.window)
+            nearestRoad.removeFirst(nearestRoad.count - settings.window)
+        }
         let points = matcher.match(recent, settings: settings.match).points
         guard let latest = points.last, let matched = latest else { return .unknown }
         // No farther along than a cab could have driven since it was last placed (50 m/s).
         let ahead = report.time.flatMap { t in lastTime.map { 50 * max(0, t - $0) + 100 } } ?? .infinity
-        let (offset, off) = judge(matched, report.coordinate, ahead: ahead)
+        let (offset, off) = judge(matched, report.coordinate, nearestRoad: nearestRoad[nearestRoad.count - 1], ahead: ahead)
         guard off else {
             offInARow = 0
             if let offset {
@@ -171,7 +180,7 @@ public struct RouteFollower: Sendable {
         // the next report): the run of reports off the route is counted afresh.
         var run = 1
         for k in points.indices.dropLast().reversed().prefix(offInARow) {
-            guard let earlier = points[k], judge(earlier, recent[k].coordinate, ahead: ahead).off else { break }
+            guard let earlier = points[k], judge(earlier, recent[k].coordinate, nearestRoad: nearestRoad[k], ahead: ahead).off else { break }
             run += 1
         }
         offInARow = run
@@ -185,24 +194,33 @@ public struct RouteFollower: Sendable {
         lastTime = report.time
         // The reports before the turn belong to the old route: the new one starts here.
         recent = [report]
+        nearestRoad = [nearestRoad[nearestRoad.count - 1]]
         return .deviated(at: matched.coordinate)
     }
 
     /// Whether a report counts against the route, and where along the route it lies when it
-    /// is on it. Off: matched more than ``FollowSettings/offRouteMetres`` from the line, or
-    /// far behind the point reached (a turn back), while the report itself is more than
-    /// ``FollowSettings/reportOffRouteMetres`` from the line (a report near the route
-    /// matched to a road beside it, or to the other carriageway, is the matcher's slip
-    /// between stacked or parallel roads, not a turn); or, whatever the match, the report is farther than
-    /// ``FollowSettings/reportFarMetres`` from the line (the match may keep a cab on a road
-    /// stacked over its real one for a report or two; three σ off is not GPS noise).
-    func judge(_ matched: MatchedPoint, _ raw: Coordinate, ahead: Double) -> (offset: Double?, off: Bool) {
+    /// is on it.
+    ///
+    /// - Matched off the route (more than ``FollowSettings/offRouteMetres`` from its line, or
+    ///   far behind the point reached: a turn back): off when the report itself is more than
+    ///   ``FollowSettings/reportOffRouteMetres`` from the line. A report by the route matched
+    ///   to a road beside it, or to the other carriageway, is the matcher's slip between
+    ///   stacked or parallel roads, not a turn.
+    /// - Matched on the route: off when the report is more than
+    ///   ``FollowSettings/reportFarMetres`` farther from the route than from the nearest
+    ///   road. The match can keep a cab on a road stacked over its real one for a report or
+    ///   two; but a cab in a rank or a car park 30 m off its road is no nearer any other road,
+    ///   and stays on its route.
+    func judge(_ matched: MatchedPoint, _ raw: Coordinate, nearestRoad: Double, ahead: Double) -> (offset: Double?, off: Bool) {
         let report = place(frame.project(raw), ahead: ahead)
-        if report.distance > settings.reportFarMetres { return (nil, true) }
         let (offset, distance) = place(frame.project(matched.coordinate), ahead: ahead)
-        if distance <= settings.offRouteMetres, offset >= metresAlong - settings.backwardMetres { return (offset, false) }
+        if distance <= settings.offRouteMetres, offset >= metresAlong - settings.backwardMetres {
+            return report.distance - nearestRoad > settings.reportFarMetres ? (nil, true) : (offset, false)
+        }
         return report.distance > settings.reportOffRouteMetres ? (nil, true) : (report.offset, false)
     }
+
+
 
 
 

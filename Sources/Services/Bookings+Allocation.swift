@@ -119,19 +119,15 @@ extension Bookings {
         "\((c.latitude * 1e5).rounded() / 1e5),\((c.longitude * 1e5).rounded() / 1e5)"
     }
 
-    /// Writes a deviation into the booking's history, while the booking is still tracked;
-    /// when the store refuses, ``persistPositions()`` writes it later.
+    /// Keeps a deviation for the booking's history: ``persistPositions()`` writes it with the
+    /// positions and track points (the owner's periodic work, every 2 s), so a position
+    /// report never waits for the store.
     func record(_ d: Deviation) {
-        let fence = self.fence.withLock { $0 }
-        do {
-            try store.blockingWrite { c in try Self.write(d, c, fence: fence) }
-        } catch {
-            state.withLock { $0.unsavedDeviations.append(d) }
-        }
+        state.withLock { $0.unsavedDeviations.append(d) }
     }
 
-    static func write(_ d: Deviation, _ c: any SQLConnection, fence: (city: String, token: Int64)?) throws {
-        try checkFence(fence, c)
+    /// A deviation as a line of its booking's history, unless the booking has moved on.
+    static func write(_ d: Deviation, _ c: any SQLConnection) throws {
         guard let row = try BookingStatements(c).booking(d.number), [.allocated, .arrived, .started].contains(row.state) else { return }
         try event(c, d.number, row.state, d.atMs, d.detail)
     }
@@ -151,7 +147,8 @@ extension Bookings {
 
     /// Writes every cab's last position and status to the store in one transaction, for the
     /// replica that may take the city over (`resume()`); the owner's periodic work calls it.
-    /// The trips' new track points are written in the same transaction.
+    /// The trips' new track points are written in the same transaction, and the deviations
+    /// from tracked routes into their bookings' histories.
     public func persistPositions() async throws(ServiceError) {
         let cabs = dispatcher.fleet.allCabs().compactMap { cab -> (String, Coordinate, Date, String)? in
             guard let at = cab.position, let time = cab.lastReport else { return nil }
@@ -164,8 +161,7 @@ extension Bookings {
         guard !cabs.isEmpty || !points.isEmpty || !deviations.isEmpty else { return }
         let fence = self.fence.withLock { $0 }
         do {
-            try await Self.persist(store, fence: fence, cabs: cabs, points: points)
-            try await serviceCall { try await store.write { c in for d in deviations { try Self.write(d, c, fence: fence) } } }
+            try await Self.persist(store, fence: fence, cabs: cabs, points: points, deviations: deviations)
         } catch {
             // Kept for the next round: a trip's track must not lose its points to an outage.
             state.withLock { s in
@@ -177,10 +173,11 @@ extension Bookings {
     }
 
     static func persist(_ store: any SQLStore, fence: (city: String, token: Int64)?, cabs: [(String, Coordinate, Date, String)],
-                        points: [(number: Int, point: TrackPoint)]) async throws(ServiceError) {
+                        points: [(number: Int, point: TrackPoint)], deviations: [Deviation] = []) async throws(ServiceError) {
         try await serviceCall {
             try await store.write { c in
                 try checkFence(fence, c)
+                for d in deviations { try write(d, c) }
                 let statements = BookingStatements(c)
                 for (number, point) in points {
                     try statements.insertPoint(number, atMs: milliseconds(point.time), latE7: e7(point.position.latitude),

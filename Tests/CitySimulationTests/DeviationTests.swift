@@ -105,4 +105,30 @@ struct DeviationTests {
         }
         Issue.record("no deviation")
     }
+
+    @Test("a cab waiting 30 m off its road (a rank, a car park) stays on its route however often it reports")
+    func aCabOffTheRoadIsNotOffItsRoute() throws {
+        let matcher = Matcher(network: Monaco.network), router = Router(network: Monaco.network)
+        var tried = 0
+        for route in GPSTraces.trips(on: Monaco.network, count: 20, seed: 21, minimumMetres: 1000) {
+            let start = route.geometry[0], next = route.geometry[1]
+            // 30 m square to the road at the start, on whichever side has no other road nearer.
+            let east = (next.longitude - start.longitude) * cos(start.latitude * .pi / 180), north = next.latitude - start.latitude
+            let norm = (east * east + north * north).squareRoot()
+            guard norm > 0 else { continue }
+            for side in [1.0, -1.0] {
+                let d = 30.0 / 111_195 * side
+                let parked = Coordinate(unchecked: start.latitude + d * east / norm,
+                                        start.longitude - d * north / norm / cos(start.latitude * .pi / 180))
+                // Only where the nearest road is the route's own: else it is not "off its road".
+                guard let nearest = router.candidates(of: parked, within: 60, count: 1).first, nearest.metres > 25,
+                      GPSTraces.metres(from: nearest.coordinate, to: route.geometry) < 1 else { continue }
+                tried += 1
+                var follower = RouteFollower(route: route, to: route.geometry.last!, settings: FollowSettings(gpsSigmaMetres: 5))
+                for k in 0..<20 { _ = follower.observe(TracePoint(parked, time: Double(k) * 5), matcher: matcher) }
+                #expect(follower.deviations == 0, "a cab parked \(nearest.metres) m off the road by its route left it \(follower.deviations) times")
+            }
+        }
+        #expect(tried >= 3, "only \(tried) places 30 m off a route's road with no other road nearer")
+    }
 }

@@ -186,6 +186,9 @@ struct BookingsTests {
             }
         }
         let off = try #require(firstOff), caught = try #require(caughtAt, "the wrong turn was not noticed")
+        // The history gets the deviations with the owner's next positions (every 2 s).
+        #expect(try await r.bookings.history(of: booked.number, for: p).allSatisfy { !$0.detail.hasPrefix("left the route") })
+        try await r.bookings.persistPositions()
         #expect(caught >= off - 2 && caught <= off + 4, "noticed at report \(caught); off the route from report \(off)")
         let notes = try await r.bookings.history(of: booked.number, for: p).filter { $0.detail.hasPrefix("left the route") }
         #expect(notes.count >= 1 && notes.allSatisfy { $0.state == .started }, "\(notes)")

@@ -157,6 +157,10 @@ import Glibc
         var invoices: [Int: JSONValue] = [:]
         /// Books for passenger p, lets a driver accept it; returns the driver's index.
         func bookAndAllocate(_ p: Int) throws -> Int {
+            // The drivers' apps report all along (every 5 s): on a loaded machine the trips
+            // before can take longer than a position stays fresh (120 s), and the positions
+            // A last wrote down must be fresh for B to offer the cabs at once.
+            for d in drivers.indices { try report(d) }
             let b = try Self.call(portB, "POST", "/v1/bookings", token: passengers[p], key: "book-\(p)", trip)
             #expect(b.status == 201, "\(b.json)")
             let number = Int(b.json["number"]?.numberValue ?? 0)
