@@ -58,15 +58,7 @@ struct BenchAlternatives: ParsableCommand {
     }
 
     func readPeer(_ path: String) throws(CLIError) -> [String: PeerLine] {
-        let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch { throw CLIError("\(path): cannot be read") }
-        var out: [String: PeerLine] = [:]
-        for (i, line) in text.split(separator: "\n").enumerated() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
-            do { let p = try JSONDecoder().decode(PeerLine.self, from: Data(line.utf8)); out[p.id] = p } catch {
-                throw CLIError("\(path): line \(i + 1): not an {id, routes, seconds} object")
-            }
-        }
-        return out
+        try readJSONLines(path, PeerLine.self, shape: "{id, routes, seconds}").reduce(into: [:]) { $0[$1.id] = $1 }
     }
 }
 

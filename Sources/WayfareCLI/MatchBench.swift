@@ -85,16 +85,22 @@ struct BenchMatch: ParsableCommand {
     }
 
     func readPeer(_ path: String) throws(CLIError) -> [String: PeerLine] {
-        let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch { throw CLIError("\(path): cannot be read") }
-        var out: [String: PeerLine] = [:]
-        for (i, line) in text.split(separator: "\n").enumerated() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
-            do { let p = try JSONDecoder().decode(PeerLine.self, from: Data(line.utf8)); out[p.id] = p } catch {
-                throw CLIError("\(path): line \(i + 1): not a {id, pieces, seconds} object")
-            }
-        }
-        return out
+        try readJSONLines(path, PeerLine.self, shape: "{id, pieces, seconds}").reduce(into: [:]) { $0[$1.id] = $1 }
     }
+}
+
+/// The objects of a JSON-lines file, one per non-blank line; a line that is not a `T` is an
+/// error naming the line and the `shape` expected.
+func readJSONLines<T: Decodable>(_ path: String, _ type: T.Type, shape: String) throws(CLIError) -> [T] {
+    let text: String
+    do { text = try String(contentsOfFile: path, encoding: .utf8) } catch { throw CLIError("\(path): cannot be read") }
+    var out: [T] = []
+    for (i, line) in text.split(separator: "\n").enumerated() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+        do { out.append(try JSONDecoder().decode(T.self, from: Data(line.utf8))) } catch {
+            throw CLIError("\(path): line \(i + 1): not a \(shape) object")
+        }
+    }
+    return out
 }
 
 /// A matcher's results over one setting's traces.

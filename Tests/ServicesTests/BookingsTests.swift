@@ -46,6 +46,18 @@ struct BookingRig {
         BookingRequest(passenger: p, pickup: from, destination: to, cabType: .sedan, payment: payment)
     }
 
+    /// Passenger `n` (with 100,000 in the wallet) booked now from the Casino to the Palace,
+    /// driver `n` at `at` accepted, arrived and started the trip.
+    func startedTrip(_ n: Int, driverAt at: Coordinate) async throws -> (passenger: Int64, driver: Int64, booking: Booking) {
+        let p = try await passenger(n, balance: 100_000)
+        let d = try await driver(n, at: at)
+        let booked = try await bookings.bookNow(request(p), key: IdempotencyKey("trip-\(n)"))
+        try await accept(d)
+        try await bookings.arrived(booked.number, driver: d)
+        try await bookings.started(booked.number, driver: d)
+        return (p, d, booked)
+    }
+
     /// Accepts the one outstanding offer of `driver`.
     func accept(_ driver: Int64) async throws {
         let offers = bookings.offers(for: driver)
@@ -161,12 +173,7 @@ struct BookingsTests {
           arguments: Engine.allCases)
     func deviationWhileTracked(engine: Engine) async throws {
         guard let r = try await BookingRig(engine) else { return }
-        let p = try await r.passenger(1, balance: 100_000)
-        let d = try await r.driver(1, at: Monaco.casino)
-        let booked = try await r.bookings.bookNow(r.request(p), key: key("b1"))
-        try await r.accept(d)
-        try await r.bookings.arrived(booked.number, driver: d)
-        try await r.bookings.started(booked.number, driver: d)
+        let (p, d, booked) = try await r.startedTrip(1, driverAt: Monaco.casino)
         // The route the passenger was shown, and a drive that leaves it (the simulator's).
         let shown = try Router(network: Monaco.network).route(from: Monaco.casino, to: Monaco.palace)
         let detour = try #require((1...30).lazy.compactMap { GPSTraces.wrongTurn(on: Monaco.network, from: shown, at: 0.4, seed: UInt64($0)) }.first)
