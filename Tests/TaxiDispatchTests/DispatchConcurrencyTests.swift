@@ -18,11 +18,17 @@ import Testing
         let groups = DispatchGroup()
         // The passengers, the reports and the clock; the drivers answer for as long as these run.
         let producers = DispatchGroup()
-        let queue = DispatchQueue(label: "threads", attributes: .concurrent)
         let passes = PassCounter()
+        // Each on a thread of its own, not a dispatch queue's: the clock blocks until the
+        // drivers have looked, and a pool as wide as the machine's two cores could leave the
+        // drivers waiting behind it (seen: a run of four minutes in the full suite).
+        func spawn(_ body: @escaping @Sendable () -> Void) {
+            groups.enter()
+            Thread { body(); groups.leave() }.start()
+        }
         for t in 0..<3 {  // passengers
             producers.enter()
-            queue.async(group: groups) {
+            spawn {
                 defer { producers.leave() }
                 for k in 0..<15 {
                     let zone = junctions[(t + k) % junctions.count]
@@ -33,7 +39,7 @@ import Testing
             }
         }
         producers.enter()
-        queue.async(group: groups) {  // the fleet's reports
+        spawn {  // the fleet's reports
             defer { producers.leave() }
             for round in 0..<20 {
                 for (i, id) in ids.enumerated() {
@@ -42,7 +48,7 @@ import Testing
                 }
             }
         }
-        queue.async(group: groups) {  // drivers: accept every third offer, decline the rest
+        spawn {  // drivers: accept every third offer, decline the rest
             // For as long as the others run (a fixed number of rounds could end before the
             // first offer on a busy machine), then once more.
             var answered = Set<UInt64>()
@@ -56,7 +62,7 @@ import Testing
             }
         }
         producers.enter()
-        queue.async(group: groups) {  // time passes: retries fall due, searches end
+        spawn {  // time passes: retries fall due, searches end
             defer { producers.leave() }
             // A second each, 60 in all (within the search limit and the cabs' freshness), each
             // after a whole pass of the drivers, so an offer lapses only if its driver never saw
