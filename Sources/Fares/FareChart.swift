@@ -174,6 +174,18 @@ public struct FareChart: Sendable, Equatable {
         return rates[area.id] ?? rates[area.name] ?? [:]
     }
 
+    /// Every cab type the chart prices in some service area, by name.
+    public var cabTypes: [CabType] {
+        rates.values.reduce(into: Set<String>()) { $0.formUnion($1.keys) }.sorted().map(CabType.init)
+    }
+
+    /// The cab type a price is quoted for when none is asked: Sedan when the chart has it,
+    /// else the first by name (nil for an empty chart).
+    public var defaultCabType: CabType? {
+        let types = cabTypes
+        return types.contains(.sedan) ? .sedan : types.first
+    }
+
     /// The rate of `type` where `point` is.
     public func rate(at point: Coordinate, in zones: ZoneSet, type: CabType) throws(FareError) -> FareRate {
         let here = try chart(at: point, in: zones)

@@ -70,10 +70,9 @@ public enum FollowStep: Sendable, Equatable {
 
 /// Follows a cab along the route a passenger was shown, report by report, and notices when
 /// it leaves it: each report is matched to the road together with the few before it (a
-/// ``Matcher``), and the matched position is placed on the route's line. A position off the
-/// line, or far behind the point already reached (a turn back), counts against the route;
-/// ``FollowSettings/reportsToConfirm`` such reports in a row and the cab has left it, and
-/// a new route is taken from where it is.
+/// ``Matcher``), and the matched position and the report itself are placed on the route's
+/// line (the rules are ``FollowSettings``'); ``FollowSettings/reportsToConfirm`` reports
+/// off the route in a row and the cab has left it, and a new route is taken from where it is.
 ///
 /// Why match rather than take the report: a raw fix 20 m from the route says nothing on a
 /// street 20 m wide, and a matched one is on a road: on the route's roads it lies on the

@@ -75,24 +75,22 @@ extension Bookings {
         let cab = try cab(of: driver)
         do { try dispatcher.report(cab: cab, position: position, at: time) } catch { throw .invalid(field: "position", reason: error.description) }
         let followed = state.withLock { s -> Followed? in
-            defer {
-                if let number = s.tripOfCab[cab] {
-                    let point = TrackPoint(position: position, time: time)
-                    if (s.tracks[number]?.count ?? 0) < Self.maximumTrackPoints, s.tracks[number]?.last.map({ $0.time < time }) ?? true {
-                        s.tracks[number, default: []].append(point)
-                        s.unsavedPoints.append((number, point))
-                    }
-                }
+            if let number = s.tripOfCab[cab], (s.tracks[number]?.count ?? 0) < Self.maximumTrackPoints,
+               s.tracks[number]?.last.map({ $0.time < time }) ?? true {
+                let point = TrackPoint(position: position, time: time)
+                s.tracks[number, default: []].append(point)
+                s.unsavedPoints.append((number, point))
             }
             return s.followed[cab]
         }
-        if var followed { follow(&followed, cab: cab, position: position, at: time) }
+        if let followed { follow(followed, cab: cab, position: position, at: time) }
     }
 
     /// Weighs a report against the route the passenger was shown; when the cab has left it,
     /// the new route replaces it (the tracking answer and the live page show it) and the
     /// deviation goes into the booking's history.
-    func follow(_ followed: inout Followed, cab: String, position: Coordinate, at time: Date) {
+    func follow(_ followed: Followed, cab: String, position: Coordinate, at time: Date) {
+        var followed = followed
         let report = TracePoint(position, time: time.timeIntervalSince1970)
         let step = matchers.with { followed.follower.observe(report, matcher: $0) }
         var deviation: Deviation?

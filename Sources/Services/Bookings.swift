@@ -63,7 +63,7 @@ public final class Bookings: Sendable {
         var unsavedPoints: [(number: Int, point: TrackPoint)] = []
         /// The route each tracked booking's cab was shown, followed report by report, by cab.
         var followed: [String: Followed] = [:]
-        /// Deviations the store refused, written by ``persistPositions()``.
+        /// Deviations not yet in their bookings' histories (``persistPositions()`` writes them).
         var unsavedDeviations: [Deviation] = []
     }
 
@@ -118,7 +118,7 @@ public final class Bookings: Sendable {
         onOffer = offers
         let relay = NotificationRelay()
         var fleet = Fleet.Configuration()
-        fleet.cabTypes = city.fares.rates.values.reduce(into: Set<String>()) { $0.formUnion($1.keys) }.sorted().map(CabType.init)
+        fleet.cabTypes = city.fares.cabTypes
         if fleet.cabTypes.isEmpty { fleet.cabTypes = Fleet.Configuration().cabTypes }
         do {
             dispatcher = try Dispatcher(zones: city.zones, network: city.network, fleetConfiguration: fleet, configuration: dispatch,

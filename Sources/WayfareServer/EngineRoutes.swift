@@ -22,8 +22,7 @@ extension EngineController {
         case .success(let r): found = r
         case .failure(let e): throw APIError(.unprocessableContent, code: "no_route", message: e.description)
         }
-        let types = city.fares.rates.values.reduce(into: Set<String>()) { $0.formUnion($1.keys) }
-        let type = types.contains(CabType.sedan.name) ? CabType.sedan : types.sorted().first.map(CabType.init) ?? .sedan
+        let type = city.fares.defaultCabType ?? .sedan
         let rate = try? city.fares.rate(at: from, in: city.zones, type: type)
         return RouteList(routes: found.enumerated().map { i, route in
             RouteList.Choice(index: i, distanceM: (route.distanceMetres * 10).rounded() / 10, durationS: (route.durationSeconds * 10).rounded() / 10,
