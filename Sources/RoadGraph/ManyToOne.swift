@@ -3,14 +3,16 @@
 extension ContractionHierarchy {
     /// Settles, in cost order, every node the planted `side` reaches upwards along the
     /// `down` arcs (the backward half of a hierarchy query) at cost up to `limit`, noting
-    /// each node's path length. Returns the nodes settled.
+    /// each node's path length, and appends each node settled to `settled`. Returns the
+    /// nodes settled.
     func settleUpwards(_ side: inout SearchSide, lengths: inout [UInt32], originalLengths: [UInt32],
-                       limit: UInt32, gen: UInt32) -> Int {
+                       limit: UInt32, gen: UInt32, settled: inout [UInt32]) -> Int {
         var count = 0
         while let (d, u) = side.heap.pop() {
             if d > limit { break }
             guard d == side.dist[u] else { continue }
             count += 1
+            settled.append(UInt32(truncatingIfNeeded: u))
             for k in Int(downFirst[u])..<Int(downFirst[u + 1]) {
                 let a = down[k], x = Int(a.node), nd = plus(d, a.weight)
                 if side.improve(x, to: nd, edge: a.edge, from: u, gen: gen) {

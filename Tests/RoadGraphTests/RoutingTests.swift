@@ -196,6 +196,43 @@ func length(_ line: [Coordinate]) -> Double {
         try expectETAsMatchOracle(g, cabs: 40, pickups: 3, seed: 22)
     }
 
+    /// The matcher's many-to-many table (buckets on the hierarchy) against the textbook
+    /// Dijkstra, pair by pair: sources × targets, each pair the same milliseconds, twice
+    /// 8 × 11 on Monaco; and a time limit cuts off exactly the pairs slower than it.
+    @Test(.enabled(if: SharedData.isAvailable, SharedData.skipMessage))
+    func manyToManyTableMatchesTheTextbookDijkstra() throws {
+        let g = try importReal("monaco/monaco.osm.pbf")
+        try expectTableMatchesOracle(g, seed: 31)
+        try expectTableMatchesOracle(g, seed: 32)
+    }
+
+    private func expectTableMatchesOracle(_ g: RoadNetwork, seed: UInt64) throws {
+        let router = Router(network: g), oracle = OracleDijkstra(g)
+        let pairs = g.randomPairs(8, seed: seed)
+        let sources = try pairs.map { try router.snap($0.0) }, targets = try pairs.map { try router.snap($0.1) }
+        // Targets on the sources' own streets too: the direct way along one piece.
+        let near = try sources.prefix(3).map { s in
+            let ahead = g.pointCoordinate(s.segment + 1)
+            return try router.snap(Coordinate(unchecked: (s.coordinate.latitude + ahead.latitude) / 2, (s.coordinate.longitude + ahead.longitude) / 2))
+        }
+        let allTargets = targets + near
+        let truths = sources.map { s in allTargets.map { t in oracle.cost(s, t, .time) } }
+        for limit in [1e9, 90] {
+            let table = router.table(from: sources, to: allTargets, limitSeconds: limit)
+            var cut = 0, kept = 0
+            for i in sources.indices {
+                for j in allTargets.indices {
+                    let truth = truths[i][j].flatMap { Double($0) <= limit * 1000 ? $0 : nil }
+                    let answer = table[i * allTargets.count + j]
+                    #expect(answer.map { UInt32(($0.seconds * 1000).rounded()) } == truth, "\(i) → \(j) within \(limit) s")
+                    if truth == nil { cut += 1 } else { kept += 1 }
+                }
+            }
+            #expect(kept > 0)
+            if limit < 1000 { #expect(cut > 0) }
+        }
+    }
+
     private func expectETAsMatchOracle(_ g: RoadNetwork, cabs count: Int, pickups: Int, seed: UInt64) throws {
         let router = Router(network: g), oracle = OracleDijkstra(g)
         let cabs = try g.randomPairs(count, seed: seed).map { try router.snap($0.0) }

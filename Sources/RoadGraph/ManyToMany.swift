@@ -1,0 +1,128 @@
+/// Many-to-many on the contraction hierarchy: the fastest time (and that route's length)
+/// from each of a few sources to each of a few targets, as the map matcher needs between
+/// the candidates of two consecutive reports.
+///
+/// Bucket-based, in the manner of Knopp et al. (2007): one upward search from each target
+/// along the `down` arcs leaves in a bucket at every node it settles the target's cost
+/// from that node; one upward search from each source along the `up` arcs then scans the
+/// buckets of the nodes it settles. Every fastest route in a hierarchy climbs and then
+/// descends, so the cheapest source-side cost plus bucket cost over the nodes both sides
+/// settle is exact. That is |S| + |T| small searches, where a many-to-one per target would
+/// walk every source's upward space again for each target.
+extension Router {
+    /// One bucket entry: target `target` is `cost` ms (and `length` dm) from the node whose
+    /// list it is in; `next` is the list's next entry (-1 at its end).
+    struct BucketEntry {
+        var target: Int32, next: Int32, cost: UInt32, length: UInt32
+    }
+
+    /// The fastest arrival from each source at each target within `limitSeconds`, row by row:
+    /// `table[i * targets.count + j]` is from `sources[i]` to `targets[j]`, nil when it takes
+    /// longer (or no road leads there). Each time equals the one-to-one fastest route's.
+    func table(from sources: [Snap], to targets: [Snap], limitSeconds: Double) -> [ETA?] {
+        let limit = UInt32(min(Double(UInt32.max - 1), max(0, limitSeconds * 1000)))
+        let g = network, ch = g.hierarchies[0], n = g.nodeCount
+        // The searches run on local arrays, moved out of the router and back: the loops
+        // below then touch plain locals, not a class's storage checked on every access.
+        var back = SearchSide(nodeCount: 0), front = SearchSide(nodeCount: 0)
+        var lengthsB: [UInt32] = [], lengthsF: [UInt32] = [], seedList: [Seed] = [], settledList: [UInt32] = []
+        var heads: [Int32] = [], stamps: [UInt32] = [], entries: [BucketEntry] = []
+        swap(&back, &backward); swap(&front, &forward); swap(&lengthsB, &lengthB); swap(&lengthsF, &lengthF)
+        swap(&seedList, &targetSeeds); swap(&settledList, &settledNodes)
+        swap(&heads, &bucketHead); swap(&stamps, &bucketStamp); swap(&entries, &buckets)
+        defer {
+            swap(&back, &backward); swap(&front, &forward); swap(&lengthsB, &lengthB); swap(&lengthsF, &lengthF)
+            swap(&seedList, &targetSeeds); swap(&settledList, &settledNodes)
+            swap(&heads, &bucketHead); swap(&stamps, &bucketStamp); swap(&entries, &buckets)
+        }
+        if heads.count != n { heads = .init(repeating: -1, count: n); stamps = .init(repeating: 0, count: n) }
+        // A generation per search, and one for the buckets, all taken before the first.
+        let searches = UInt32(sources.count + targets.count)
+        if generation > UInt32.max - searches - 1 { back.resetStamps(); front.resetStamps(); generation = 0 }
+        var gen = generation
+        generation += searches
+        bucketGeneration &+= 1
+        if bucketGeneration == 0 { for i in stamps.indices { stamps[i] = 0 }; bucketGeneration = 1 }
+        let bucketGen = bucketGeneration
+        entries.removeAll(keepingCapacity: true)
+        var settledCount = 0
+
+        // The targets' searches fill the buckets.
+        for (j, t) in targets.enumerated() {
+            gen += 1
+            seedList.removeAll(keepingCapacity: true)
+            seeds(of: t, metric: .time, leaving: false, into: &seedList)
+            plant(seedList, in: &back, push: true, gen: gen)
+            for s in seedList {  // the path length from each seed node's cheapest seed
+                let v = Int(s.node), chosen = seedList[Int(back.parentEdge[v] & ~Self.seedBit)]
+                lengthsB[v] = chosen.edge == RoadNetwork.none ? 0 : Self.partial(share(of: t, leaving: false, along: Int(chosen.edge)), g.lengthDm[Int(chosen.edge)])
+            }
+            settledList.removeAll(keepingCapacity: true)
+            settledCount += ch.settleUpwards(&back, lengths: &lengthsB, originalLengths: g.lengthDm, limit: limit, gen: gen,
+                                             settled: &settledList)
+            for v32 in settledList {
+                let v = Int(v32)
+                let head = stamps[v] == bucketGen ? heads[v] : -1
+                stamps[v] = bucketGen; heads[v] = Int32(entries.count)
+                entries.append(BucketEntry(target: Int32(j), next: head, cost: back.dist[v], length: lengthsB[v]))
+            }
+        }
+
+        // The sources' searches read them.
+        var best = [(ms: UInt32, dm: UInt32)](repeating: (.max, 0), count: sources.count * targets.count)
+        for (i, s) in sources.enumerated() {
+            gen += 1
+            seedList.removeAll(keepingCapacity: true)
+            seeds(of: s, metric: .time, leaving: true, into: &seedList)
+            plant(seedList, in: &front, push: true, gen: gen)
+            for seed in seedList {
+                let v = Int(seed.node), chosen = seedList[Int(front.parentEdge[v] & ~Self.seedBit)]
+                lengthsF[v] = chosen.edge == RoadNetwork.none ? 0 : Self.partial(share(of: s, leaving: true, along: Int(chosen.edge)), g.lengthDm[Int(chosen.edge)])
+            }
+            settledCount += ch.scanUpwards(&front, lengths: &lengthsF, originalLengths: g.lengthDm, limit: limit, gen: gen,
+                                           buckets: entries, head: heads, stamp: stamps, bucketGen: bucketGen,
+                                           row: i * targets.count, best: &best)
+            // The same street, straight ahead: no node on the way.
+            for (j, t) in targets.enumerated() where s.piece == t.piece {
+                if let (ms, e) = direct(s, t, metric: .time), ms < best[i * targets.count + j].ms {
+                    best[i * targets.count + j] = (ms, Self.partial(abs(t.fraction - s.fraction), g.lengthDm[Int(e)]))
+                }
+            }
+        }
+        self.settled = settledCount
+        return best.map { $0.ms <= limit ? ETA(seconds: Double($0.ms) / 1000, metres: Double($0.dm) / 10) : nil }
+    }
+}
+
+extension ContractionHierarchy {
+    /// The source side of a bucket many-to-many: settles, in cost order up to `limit`, every
+    /// node the planted `side` reaches along the `up` arcs, and at each one offers every
+    /// target in its bucket list (`head`, valid where `stamp == bucketGen`) to `best[row + target]`.
+    /// Returns the nodes settled.
+    func scanUpwards(_ side: inout SearchSide, lengths: inout [UInt32], originalLengths: [UInt32], limit: UInt32, gen: UInt32,
+                     buckets: [Router.BucketEntry], head: [Int32], stamp: [UInt32], bucketGen: UInt32,
+                     row: Int, best: inout [(ms: UInt32, dm: UInt32)]) -> Int {
+        var count = 0
+        while let (d, u) = side.heap.pop() {
+            if d > limit { break }
+            guard d == side.dist[u] else { continue }
+            count += 1
+            if stamp[u] == bucketGen {
+                var k = Int(head[u])
+                while k >= 0 {
+                    let b = buckets[k], c = plus(d, b.cost), slot = row + Int(b.target)
+                    if c < best[slot].ms { best[slot] = (c, plus(lengths[u], b.length)) }
+                    k = Int(b.next)
+                }
+            }
+            for k in Int(upFirst[u])..<Int(upFirst[u + 1]) {
+                let a = up[k], x = Int(a.node), nd = plus(d, a.weight)
+                if nd <= limit, side.improve(x, to: nd, edge: a.edge, from: u, gen: gen) {
+                    lengths[x] = plus(lengths[u], lengthDm(of: a.edge, original: originalLengths))
+                    side.heap.push(nd, x)
+                }
+            }
+        }
+        return count
+    }
+}
