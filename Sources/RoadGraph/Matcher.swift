@@ -152,8 +152,10 @@ public final class Matcher {
     /// The candidates of a report: the roads within the search radius, nearest first, without
     /// those whose distance alone makes them `emissionSlack` costlier than the nearest.
     func candidates(of c: Coordinate, _ settings: MatchSettings) -> (snaps: [Snap], emission: [Double]) {
-        router.nearestPieces(of: c, within: settings.searchRadiusMetres, count: settings.maximumCandidates)
         let sigma = settings.gpsSigmaMetres
+        // ½ (d / σ)² ≤ ½ (d₀ / σ)² + slack  ⇔  d² ≤ d₀² + 2 slack σ²: the tree prunes by it.
+        router.nearestPieces(of: c, within: settings.searchRadiusMetres, slack2: 2 * Self.emissionSlack * sigma * sigma,
+                             count: settings.maximumCandidates)
         func cost(_ metres: Double) -> Double { 0.5 * (metres / sigma) * (metres / sigma) }
         guard let nearest = router.hits.first.map({ cost($0.metres) }) else { return ([], []) }
         var snaps: [Snap] = [], emission: [Double] = []
@@ -288,33 +290,43 @@ public final class Matcher {
         if let t0 = fromPoint.time, let t1 = report.time, t1 >= t0 {
             longest = min(longest, settings.maximumSpeed * (t1 - t0 + 1) + 2 * settings.searchRadiusMetres)
         }
-        // On the network's speeds no street is slower than 3 m/s (11 km/h): a route within
-        // `longest` metres takes at most a third as many seconds.
-        let limitSeconds = longest / 3
-        // Every candidate's route from every previous one, in one many-to-many.
-        let routes = router.table(from: previous.candidates, to: candidates, limitSeconds: limitSeconds)
-        var cost = [Double](repeating: .infinity, count: candidates.count)
-        var parent = [Int](repeating: -1, count: candidates.count)
-        var backward = [Bool](repeating: false, count: candidates.count)
         // How far back along one street a report may seem to go and still be noise.
         let backTolerance = max(10, 2 * settings.gpsSigmaMetres)
-        for (j, candidate) in candidates.enumerated() {
-            for k in previous.candidates.indices where previous.cost[k].isFinite {
-                var metres = routes[k * candidates.count + j].flatMap { $0.metres <= longest ? $0.metres : nil }
-                var back = false
-                // On the same street a little behind: the route would loop round the block;
-                // the cab stood still and the reports jittered.
-                let source = previous.candidates[k]
-                if source.piece == candidate.piece {
-                    let along = abs(candidate.fraction - source.fraction) * pieceMetres(candidate.piece)
-                    if along <= backTolerance, metres.map({ $0 > along + 1 }) ?? true { metres = along; back = true }
+        var cost: [Double] = [], parent: [Int] = [], backward: [Bool] = []
+        /// Every candidate's cheapest step from the previous layer, over routes found within
+        /// `limitSeconds`, in one many-to-many.
+        func weigh(limitSeconds: Double) {
+            let routes = router.table(from: previous.candidates, to: candidates, limitSeconds: limitSeconds)
+            cost = [Double](repeating: .infinity, count: candidates.count)
+            parent = [Int](repeating: -1, count: candidates.count)
+            backward = [Bool](repeating: false, count: candidates.count)
+            for (j, candidate) in candidates.enumerated() {
+                for k in previous.candidates.indices where previous.cost[k].isFinite {
+                    var metres = routes[k * candidates.count + j].flatMap { $0.metres <= longest ? $0.metres : nil }
+                    var back = false
+                    // On the same street a little behind: the route would loop round the block;
+                    // the cab stood still and the reports jittered.
+                    let source = previous.candidates[k]
+                    if source.piece == candidate.piece {
+                        let along = abs(candidate.fraction - source.fraction) * pieceMetres(candidate.piece)
+                        if along <= backTolerance, metres.map({ $0 > along + 1 }) ?? true { metres = along; back = true }
+                    }
+                    guard let metres else { continue }
+                    let c = previous.cost[k] + abs(metres - straight) / settings.betaMetres
+                    if c < cost[j] { cost[j] = c; parent[j] = k; backward[j] = back }
                 }
-                guard let metres else { continue }
-                let c = previous.cost[k] + abs(metres - straight) / settings.betaMetres
-                if c < cost[j] { cost[j] = c; parent[j] = k; backward[j] = back }
+                cost[j] += emission[j]
             }
-            cost[j] += emission[j]
         }
+        // On the network's speeds no street is slower than 3 m/s (11 km/h): a route of m
+        // metres takes at most m / 3 seconds. The searches first go only as far as a route
+        // 20 β longer than the straight line (a step costing e^20 more than a straight one,
+        // which cannot win but against as unlikely steps): most of a search's work is in
+        // the hierarchy's far top, which this cuts off. Only when no candidate is reached so
+        // do they go as far as the longest route believed.
+        let near = min(longest, straight + 20 * settings.betaMetres)
+        weigh(limitSeconds: near / 3)
+        if near < longest, !cost.contains(where: \.isFinite) { weigh(limitSeconds: longest / 3) }
         // No route at all: a cab that stood still while its reports jittered across a
         // junction or between streets a few metres apart (a loop round the block is longer
         // than the time allows). Tried only then, so a jump between two carriageways is

@@ -166,12 +166,16 @@ public final class Router {
     /// Why the pieces first and the sort after: a radius of 50 m in a city holds a hundred
     /// segments of a dozen pieces; keeping each piece's nearest (a slot per piece, stamped
     /// per call) leaves a dozen to sort.
-    func nearestPieces(of c: Coordinate, within limit: Double, count: Int) {
+    ///
+    /// With `slack2`, only segments whose squared distance exceeds the nearest's by at most
+    /// that many square metres.
+    func nearestPieces(of c: Coordinate, within limit: Double, slack2: Double = .infinity, count: Int) {
         var found: [SegmentHit] = [], slots: [Int32] = [], stamps: [UInt32] = []
         swap(&found, &hits); swap(&slots, &pieceSlot); swap(&stamps, &pieceStamp)
         defer { swap(&found, &hits); swap(&slots, &pieceSlot); swap(&stamps, &pieceStamp) }
         found.removeAll(keepingCapacity: true)
-        network.segments.segments(within: limit, of: c, into: &found)
+        if slack2.isFinite { network.segments.segments(within: limit, slack2: slack2, of: c, into: &found) }
+        else { network.segments.segments(within: limit, of: c, into: &found) }
         let pieces = network.pieceCount
         if slots.count != pieces { slots = .init(repeating: 0, count: pieces); stamps = .init(repeating: 0, count: pieces) }
         pieceGeneration &+= 1

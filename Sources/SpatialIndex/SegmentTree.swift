@@ -194,6 +194,64 @@ public struct SegmentTree: Sendable {
         }
     }
 
+    /// Every segment within `limit` metres of a coordinate whose squared distance exceeds the
+    /// nearest segment's by at most `slack2` (square metres), appended to `out` in no
+    /// particular order: a map matcher's candidates, which cannot win beyond that slack.
+    ///
+    /// Depth first, nearest box first, as ``nearest(to:within:)``: the bound starts at the
+    /// limit and shrinks to the nearest distance found plus the slack, so a query near a
+    /// road opens the boxes of a few metres around it rather than of the whole limit.
+    public func segments(within limit: Double, slack2: Double, of c: Coordinate, into out: inout [SegmentHit]) {
+        guard !segmentPoint.isEmpty, limit >= 0, slack2 >= 0 else { return }
+        let first = out.count
+        let cosφ = cos(c.latitude * .pi / 180), mPerDeg = Self.metresPerDegree
+        let kx = cosφ * mPerDeg, kxBox = min(cosφ, smallestCosLatitude) * mPerDeg
+        let (qy, qx) = (c.latitude, c.longitude), limit2 = limit * limit
+        var nearest2 = Double.infinity, bound2 = limit2
+        let root = levelStart.count - 2
+        boxes.withUnsafeBufferPointer { b in
+            func leaves(_ range: Range<Int>) {
+                for s in range {
+                    let (t, d) = Self.closest(b, s, qy, qx, kx: kx, ky: mPerDeg)
+                    guard d <= bound2 else { continue }
+                    out.append(SegmentHit(segment: s, fraction: t, metres: d.squareRoot()))
+                    if d < nearest2 { nearest2 = d; bound2 = min(limit2, d + slack2) }
+                }
+            }
+            guard root > 0 else { leaves(0..<1); return }
+            withUnsafeTemporaryAllocation(of: (Double, Int32, Int32).self, capacity: root * Self.fanout + 1) { stack in
+                stack[0] = (0, Int32(root), 0)
+                var top = 1
+                while top > 0 {
+                    top -= 1
+                    let (d, level, node) = stack[top]
+                    guard d <= bound2 else { continue }
+                    let childLevel = Int(level) - 1, first = Int(node) * Self.fanout
+                    let base = levelStart[childLevel]
+                    let end = min(first + Self.fanout, levelStart[childLevel + 1] - base)
+                    if childLevel == 0 { leaves(first..<end); continue }
+                    let bottom = top
+                    for child in first..<end {
+                        let o = (base + child) * 4
+                        let dy = max(b[o] - qy, 0, qy - b[o + 2]) * mPerDeg
+                        let dx = max(b[o + 1] - qx, 0, qx - b[o + 3]) * kxBox
+                        let d = dx * dx + dy * dy
+                        guard d <= bound2 else { continue }
+                        // Insertion, farthest at the bottom: at most a fanout's worth.
+                        var i = top
+                        while i > bottom && stack[i - 1].0 < d { stack[i] = stack[i - 1]; i -= 1 }
+                        stack[i] = (d, Int32(childLevel), Int32(child)); top += 1
+                    }
+                }
+            }
+        }
+        // Hits taken before the bound shrank to its last value (squared back from their
+        // metres, so with a rounding's margin: the nearest itself always stays).
+        var kept = first
+        for k in first..<out.count where out[k].metres * out[k].metres <= bound2 * (1 + 1e-9) { out[kept] = out[k]; kept += 1 }
+        out.removeSubrange(kept...)
+    }
+
     /// The tree's extent (minLat, minLon, maxLat, maxLon), nil when it is empty.
     var bounds: (minLat: Double, minLon: Double, maxLat: Double, maxLon: Double)? {
         guard !segmentPoint.isEmpty else { return nil }

@@ -101,6 +101,32 @@ import TestSupport
         }
     }
 
+    /// The matcher's query, every segment within the nearest's squared distance plus a
+    /// slack (and within a limit), against brute force over every segment: the same set,
+    /// up to segments within a micrometre of the bound.
+    @Test(arguments: [Coordinate(unchecked: 43.73, 7.42), Coordinate(unchecked: 78.22, 15.65)])
+    func segmentsWithinTheNearestPlusASlackMatchBruteForce(center: Coordinate) {
+        let (lat, lon, start) = Self.lines(around: center, count: 800, seed: 4)
+        let tree = SegmentTree(latE7: lat, lonE7: lon, lineStart: start)
+        var compared = 0
+        for q in points(300, around: center, spread: 0.05, clustered: false, seed: 13) {
+            let all = (0..<tree.segmentPoint.count).map { tree.project(q, onSegment: $0, cosφ: cos(q.latitude * .pi / 180)).metres }
+            for (limit, slack2) in [(60.0, 250.0), (200, 2250), (1000, 0)] {
+                var hits: [SegmentHit] = []
+                tree.segments(within: limit, slack2: slack2, of: q, into: &hits)
+                guard let nearest = all.min(), nearest <= limit else { #expect(hits.isEmpty); continue }
+                let bound = min(limit, (nearest * nearest + slack2).squareRoot())
+                let truth = Set(all.indices.filter { all[$0] <= bound - 1e-6 })
+                let got = Set(hits.map(\.segment))
+                #expect(truth.isSubset(of: got), "\(q) \(limit) \(slack2): missing \(truth.subtracting(got))")
+                #expect(got.allSatisfy { all[$0] <= bound + 1e-6 }, "\(q) \(limit) \(slack2): too far")
+                #expect(hits.allSatisfy { abs($0.metres - all[$0.segment]) < 1e-9 })
+                compared += 1
+            }
+        }
+        #expect(compared > 300)
+    }
+
     @Test func emptyAndFarAnswerNothing() {
         #expect(SegmentTree().nearest(to: Coordinate(unchecked: 0, 0), within: 1_000) == nil)
         let (lat, lon, start) = Self.lines(around: Coordinate(unchecked: 43.73, 7.42), count: 50, seed: 1)
