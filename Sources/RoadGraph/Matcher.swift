@@ -174,7 +174,8 @@ public final class Matcher {
         var layers: [Layer] = []
         /// Which kept report each report too near to weigh follows, and the piece of track
         /// each kept report lies on.
-        var follows: [Int: Int] = [:], stretchOf: [Int: (piece: Int, lines: Range<Int>)] = [:]
+        var follows: [(report: Int, kept: Int)] = []
+        var stretchOf = [(piece: Int, lines: Range<Int>)?](repeating: nil, count: trace.count)
 
         func finish() {
             guard !layers.isEmpty else { return }
@@ -193,9 +194,12 @@ public final class Matcher {
                     if !layers[k + 1].backward[chosen[k + 1]], let route = drive(from: anchor, or: snap, to: next, after: edges.last,
                                                                                   backTolerance: backTolerance) {
                         duration += route.durationSeconds
-                        let driven = router.edges.filter { $0 != RoadNetwork.none }.map(Int.init)
-                        if let first = driven.first { edge = first }
-                        for e in driven where edges.last != e { edges.append(e) }
+                        var first = true
+                        for e32 in router.edges where e32 != RoadNetwork.none {
+                            let e = Int(e32)
+                            if first { edge = e; first = false }
+                            if edges.last != e { edges.append(e) }
+                        }
                         for c in route.geometry where line.last != c {
                             if let last = line.last { distance += last.distance(to: c) }
                             line.append(c)
@@ -225,7 +229,7 @@ public final class Matcher {
                 let from = trace[previous.report]
                 let recent = report.time.flatMap { t in from.time.map { t - $0 <= 10 } } ?? true
                 if recent, from.coordinate.distance(to: report.coordinate) < settings.minimumSpacingMetres {
-                    follows[i] = previous.report
+                    follows.append((i, previous.report))
                     i += 1
                     continue
                 }
@@ -350,8 +354,8 @@ public final class Matcher {
     /// would need a loop to get there. Nil when the step is a turn back along the street just
     /// driven within `backTolerance` metres: the reports jittered, the cab did not turn.
     func drive(from anchor: Snap, or snap: Snap, to next: Snap, after last: Int?, backTolerance: Double) -> Route? {
-        var route = try? router.route(from: anchor, to: next)
-        if anchor != snap, let fromSnap = try? router.route(from: snap, to: next),
+        var route = try? router.route(from: anchor, to: next, named: false)
+        if anchor != snap, let fromSnap = try? router.route(from: snap, to: next, named: false),
            route.map({ $0.distanceMetres > fromSnap.distanceMetres + backTolerance }) ?? true {
             route = fromSnap
         }

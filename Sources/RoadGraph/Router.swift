@@ -295,6 +295,13 @@ public final class Router {
     /// The best route between two snapped points; `RouteError.noRoute` when none exists.
     public func route(from s: Snap, to t: Snap, metric: Metric = .time,
                       algorithm: RoutingAlgorithm = .hierarchy) throws(RouteError) -> Route {
+        try route(from: s, to: t, metric: metric, algorithm: algorithm, named: true)
+    }
+
+    /// The best route between two snapped points, with its street names and toll ways
+    /// when `named` (the matcher, which needs only the geometry and the edges, skips them).
+    func route(from s: Snap, to t: Snap, metric: Metric = .time, algorithm: RoutingAlgorithm = .hierarchy,
+               named: Bool) throws(RouteError) -> Route {
         sourceSeeds.removeAll(keepingCapacity: true); targetSeeds.removeAll(keepingCapacity: true)
         seeds(of: s, metric: metric, leaving: true, into: &sourceSeeds)
         seeds(of: t, metric: metric, leaving: false, into: &targetSeeds)
@@ -312,7 +319,7 @@ public final class Router {
         } else {
             collectPath(meet: meet, hierarchy: algorithm == .hierarchy ? network.hierarchies[metric == .time ? 0 : 1] : nil)
         }
-        return assemble(from: s, to: t, cost: cost, direct: meet < 0)
+        return assemble(from: s, to: t, cost: cost, direct: meet < 0, named: named)
     }
 
     /// Puts the seeds into one side of a search (pushed on its heap when `push`).
@@ -408,7 +415,7 @@ public final class Router {
     /// Builds the answer from `edges`: the first and last are driven partly (from and to
     /// the snapped points; `none` when the point is at a junction), or the only one from s
     /// to t on a direct path.
-    func assemble(from s: Snap, to t: Snap, cost: UInt32, direct: Bool) -> Route {
+    func assemble(from s: Snap, to t: Snap, cost: UInt32, direct: Bool, named: Bool = true) -> Route {
         let g = network
         geometry.removeAll(keepingCapacity: true)
         streets.removeAll(keepingCapacity: true)
@@ -416,6 +423,7 @@ public final class Router {
         var tolls: [Int64] = []
         func add(_ e: Int, share: Double) {
             dm = plus(dm, Self.partial(share, g.lengthDm[e])); ms = plus(ms, Self.partial(share, g.timeMs[e]))
+            guard named else { return }
             let p = g.edgePiece[e] & ~RoadNetwork.reversedBit
             let name = g.names[Int(g.pieceName[Int(p)])]
             if !name.isEmpty && streets.last != name { streets.append(name) }
