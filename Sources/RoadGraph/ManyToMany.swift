@@ -16,10 +16,22 @@ extension Router {
         var target: Int32, next: Int32, cost: UInt32, length: UInt32
     }
 
+    /// One cell of a many-to-many table: the fastest time (ms) and that route's length (dm);
+    /// `ms` is `UInt32.max` where no route arrives within the limit.
+    struct TableCell { var ms: UInt32, dm: UInt32 }
+
     /// The fastest arrival from each source at each target within `limitSeconds`, row by row:
     /// `table[i * targets.count + j]` is from `sources[i]` to `targets[j]`, nil when it takes
     /// longer (or no road leads there). Each time equals the one-to-one fastest route's.
     func table(from sources: [Snap], to targets: [Snap], limitSeconds: Double) -> [ETA?] {
+        var cells: [TableCell] = []
+        table(from: sources, to: targets, limitSeconds: limitSeconds, into: &cells)
+        return cells.map { $0.ms == .max ? nil : ETA(seconds: Double($0.ms) / 1000, metres: Double($0.dm) / 10) }
+    }
+
+    /// `table(from:to:limitSeconds:)` into the caller's buffer, which a matcher keeps from
+    /// step to step (no array made per step).
+    func table(from sources: [Snap], to targets: [Snap], limitSeconds: Double, into best: inout [TableCell]) {
         let limit = UInt32(min(Double(UInt32.max - 1), max(0, limitSeconds * 1000)))
         let g = network, ch = g.hierarchies[0], n = g.nodeCount
         // The searches run on local arrays, moved out of the router and back: the loops
@@ -69,7 +81,8 @@ extension Router {
         }
 
         // The sources' searches read them.
-        var best = [(ms: UInt32, dm: UInt32)](repeating: (.max, 0), count: sources.count * targets.count)
+        best.removeAll(keepingCapacity: true)
+        best.append(contentsOf: repeatElement(TableCell(ms: .max, dm: 0), count: sources.count * targets.count))
         for (i, s) in sources.enumerated() {
             gen += 1
             seedList.removeAll(keepingCapacity: true)
@@ -85,12 +98,12 @@ extension Router {
             // The same street, straight ahead: no node on the way.
             for (j, t) in targets.enumerated() where s.piece == t.piece {
                 if let (ms, e) = direct(s, t, metric: .time), ms < best[i * targets.count + j].ms {
-                    best[i * targets.count + j] = (ms, Self.partial(abs(t.fraction - s.fraction), g.lengthDm[Int(e)]))
+                    best[i * targets.count + j] = TableCell(ms: ms, dm: Self.partial(abs(t.fraction - s.fraction), g.lengthDm[Int(e)]))
                 }
             }
         }
         self.settled = settledCount
-        return best.map { $0.ms <= limit ? ETA(seconds: Double($0.ms) / 1000, metres: Double($0.dm) / 10) : nil }
+        for k in best.indices where best[k].ms > limit { best[k].ms = .max }
     }
 }
 
@@ -101,7 +114,7 @@ extension ContractionHierarchy {
     /// Returns the nodes settled.
     func scanUpwards(_ side: inout SearchSide, lengths: inout [UInt32], originalLengths: [UInt32], limit: UInt32, gen: UInt32,
                      buckets: [Router.BucketEntry], head: [Int32], stamp: [UInt32], bucketGen: UInt32,
-                     row: Int, best: inout [(ms: UInt32, dm: UInt32)]) -> Int {
+                     row: Int, best: inout [Router.TableCell]) -> Int {
         var count = 0
         while let (d, u) = side.heap.pop() {
             if d > limit { break }
@@ -111,7 +124,7 @@ extension ContractionHierarchy {
                 var k = Int(head[u])
                 while k >= 0 {
                     let b = buckets[k], c = plus(d, b.cost), slot = row + Int(b.target)
-                    if c < best[slot].ms { best[slot] = (c, plus(lengths[u], b.length)) }
+                    if c < best[slot].ms { best[slot] = Router.TableCell(ms: c, dm: plus(lengths[u], b.length)) }
                     k = Int(b.next)
                 }
             }

@@ -125,6 +125,9 @@ public final class Matcher {
     /// A matcher over `network`.
     public init(network: RoadNetwork) { router = Router(network: network) }
 
+    /// The routes of one step, between the candidates of two reports: kept from step to step.
+    var routes: [Router.TableCell] = []
+
     /// One layer of the Viterbi lattice: a kept report's candidates, the cheapest cost of
     /// reaching each, and the candidate of the previous layer it came from.
     struct Layer {
@@ -159,8 +162,9 @@ public final class Matcher {
         func cost(_ metres: Double) -> Double { 0.5 * (metres / sigma) * (metres / sigma) }
         guard let nearest = router.hits.first.map({ cost($0.metres) }) else { return ([], []) }
         var snaps: [Snap] = [], emission: [Double] = []
+        let cosφ = cos(c.latitude * .pi / 180)
         for hit in router.hits where cost(hit.metres) <= nearest + Self.emissionSlack {
-            let snap = router.snap(c, onto: hit)
+            let snap = router.snap(c, onto: hit, cosφ: cosφ)
             snaps.append(snap); emission.append(cost(snap.metres))
         }
         return (snaps, emission)
@@ -300,13 +304,15 @@ public final class Matcher {
         /// Every candidate's cheapest step from the previous layer, over routes found within
         /// `limitSeconds`, in one many-to-many.
         func weigh(limitSeconds: Double) {
-            let routes = router.table(from: previous.candidates, to: candidates, limitSeconds: limitSeconds)
+            router.table(from: previous.candidates, to: candidates, limitSeconds: limitSeconds, into: &routes)
+            let routes = self.routes  // a local: no exclusivity check per read below
             cost = [Double](repeating: .infinity, count: candidates.count)
             parent = [Int](repeating: -1, count: candidates.count)
             backward = [Bool](repeating: false, count: candidates.count)
             for (j, candidate) in candidates.enumerated() {
                 for k in previous.candidates.indices where previous.cost[k].isFinite {
-                    var metres = routes[k * candidates.count + j].flatMap { $0.metres <= longest ? $0.metres : nil }
+                    let route = routes[k * candidates.count + j], routeMetres = Double(route.dm) / 10
+                    var metres = route.ms != .max && routeMetres <= longest ? routeMetres : nil
                     var back = false
                     // On the same street a little behind: the route would loop round the block;
                     // the cab stood still and the reports jittered.

@@ -157,7 +157,8 @@ public final class Router {
     /// point of each), nearest first, at most `count`: the candidates a map matcher weighs.
     public func candidates(of c: Coordinate, within limit: Double, count: Int) -> [Snap] {
         nearestPieces(of: c, within: limit, count: count)
-        return hits.map { snap(c, onto: $0) }
+        let cosφ = cos(c.latitude * .pi / 180)
+        return hits.map { snap(c, onto: $0, cosφ: cosφ) }
     }
 
     /// Leaves in `hits` the nearest segment of each of the `count` nearest pieces within
@@ -200,9 +201,13 @@ public final class Router {
     }
 
     /// The snap of `c` onto the segment of `hit`.
-    func snap(_ c: Coordinate, onto hit: SegmentHit) -> Snap {
+    ///
+    /// The distance is the hit's own (the segment tree's planar metric at `c`'s latitude,
+    /// within centimetres of the great circle at snapping distances); `cosφ` is
+    /// `cos(latitude of c)`, passed by a caller that snaps one point onto many segments.
+    func snap(_ c: Coordinate, onto hit: SegmentHit, cosφ given: Double? = nil) -> Snap {
         let g = network
-        let cosφ = cos(c.latitude * .pi / 180)
+        let cosφ = given ?? cos(c.latitude * .pi / 180)
         let t = hit.fraction, point = g.segments.point(onSegment: hit.segment, at: t)
         let k = Int(g.segments.segmentPoint[hit.segment]), piece = Int(g.segments.segmentLine[hit.segment])
         // The position along the piece, as a share of its planar length.
@@ -233,7 +238,7 @@ public final class Router {
         }
         if atJunction(first) { return junction(first, fraction: 0, segment: first) }
         if atJunction(last) { return junction(last, fraction: 1, segment: last - 1) }
-        return Snap(coordinate: point, metres: c.distance(to: point), piece: piece, segment: k,
+        return Snap(coordinate: point, metres: hit.metres, piece: piece, segment: k,
                     fraction: total > 0 ? min(1, before / total) : 0)
     }
 
