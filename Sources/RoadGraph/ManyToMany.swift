@@ -31,7 +31,12 @@ extension Router {
 
     /// `table(from:to:limitSeconds:)` into the caller's buffer, which a matcher keeps from
     /// step to step (no array made per step).
-    func table(from sources: [Snap], to targets: [Snap], limitSeconds: Double, into best: inout [TableCell]) {
+    ///
+    /// With `maxLengthDm`, neither side follows a path longer than that (dm): a pair whose
+    /// fastest route is no longer is still exact; another may be found along a slower route
+    /// (each of its halves, up from either end, within the bound) or not at all.
+    func table(from sources: [Snap], to targets: [Snap], limitSeconds: Double, maxLengthDm: UInt32 = .max,
+               into best: inout [TableCell]) {
         let limit = UInt32(min(Double(UInt32.max - 1), max(0, limitSeconds * 1000)))
         let g = network, ch = g.hierarchies[0], n = g.nodeCount
         // The searches run on local arrays, moved out of the router and back: the loops
@@ -70,7 +75,8 @@ extension Router {
                 lengthsB[v] = chosen.edge == RoadNetwork.none ? 0 : Self.partial(share(of: t, leaving: false, along: Int(chosen.edge)), g.lengthDm[Int(chosen.edge)])
             }
             settledList.removeAll(keepingCapacity: true)
-            settledCount += ch.settleUpwards(&back, lengths: &lengthsB, originalLengths: g.lengthDm, limit: limit, gen: gen,
+            settledCount += ch.settleUpwards(&back, lengths: &lengthsB, originalLengths: g.lengthDm, limit: limit,
+                                             maxLength: maxLengthDm, gen: gen,
                                              settled: &settledList)
             for v32 in settledList {
                 let v = Int(v32)
@@ -92,7 +98,8 @@ extension Router {
                 let v = Int(seed.node), chosen = seedList[Int(front.parentEdge[v] & ~Self.seedBit)]
                 lengthsF[v] = chosen.edge == RoadNetwork.none ? 0 : Self.partial(share(of: s, leaving: true, along: Int(chosen.edge)), g.lengthDm[Int(chosen.edge)])
             }
-            settledCount += ch.scanUpwards(&front, lengths: &lengthsF, originalLengths: g.lengthDm, limit: limit, gen: gen,
+            settledCount += ch.scanUpwards(&front, lengths: &lengthsF, originalLengths: g.lengthDm, limit: limit,
+                                           maxLength: maxLengthDm, gen: gen,
                                            buckets: entries, head: heads, stamp: stamps, bucketGen: bucketGen,
                                            row: i * targets.count, best: &best)
             // The same street, straight ahead: no node on the way.
@@ -111,8 +118,10 @@ extension ContractionHierarchy {
     /// The source side of a bucket many-to-many: settles, in cost order up to `limit`, every
     /// node the planted `side` reaches along the `up` arcs, and at each one offers every
     /// target in its bucket list (`head`, valid where `stamp == bucketGen`) to `best[row + target]`.
+    /// Paths longer than `maxLength` (dm) are not followed.
     /// Returns the nodes settled.
-    func scanUpwards(_ side: inout SearchSide, lengths: inout [UInt32], originalLengths: [UInt32], limit: UInt32, gen: UInt32,
+    func scanUpwards(_ side: inout SearchSide, lengths: inout [UInt32], originalLengths: [UInt32], limit: UInt32,
+                     maxLength: UInt32, gen: UInt32,
                      buckets: [Router.BucketEntry], head: [Int32], stamp: [UInt32], bucketGen: UInt32,
                      row: Int, best: inout [Router.TableCell]) -> Int {
         var count = 0
@@ -130,8 +139,9 @@ extension ContractionHierarchy {
             }
             for k in Int(upFirst[u])..<Int(upFirst[u + 1]) {
                 let a = up[k], x = Int(a.node), nd = plus(d, a.weight)
-                if nd <= limit, side.improve(x, to: nd, edge: a.edge, from: u, gen: gen) {
-                    lengths[x] = plus(lengths[u], lengthDm(of: a.edge, original: originalLengths))
+                let length = plus(lengths[u], lengthDm(of: a.edge, original: originalLengths))
+                if nd <= limit, length <= maxLength, side.improve(x, to: nd, edge: a.edge, from: u, gen: gen) {
+                    lengths[x] = length
                     side.heap.push(nd, x)
                 }
             }

@@ -3,10 +3,10 @@
 extension ContractionHierarchy {
     /// Settles, in cost order, every node the planted `side` reaches upwards along the
     /// `down` arcs (the backward half of a hierarchy query) at cost up to `limit`, noting
-    /// each node's path length, and appends each node settled to `settled`. Returns the
-    /// nodes settled.
+    /// each node's path length, and appends each node settled to `settled`; paths longer
+    /// than `maxLength` (dm) are not followed. Returns the nodes settled.
     func settleUpwards(_ side: inout SearchSide, lengths: inout [UInt32], originalLengths: [UInt32],
-                       limit: UInt32, gen: UInt32, settled: inout [UInt32]) -> Int {
+                       limit: UInt32, maxLength: UInt32 = .max, gen: UInt32, settled: inout [UInt32]) -> Int {
         var count = 0
         while let (d, u) = side.heap.pop() {
             if d > limit { break }
@@ -15,8 +15,9 @@ extension ContractionHierarchy {
             settled.append(UInt32(truncatingIfNeeded: u))
             for k in Int(downFirst[u])..<Int(downFirst[u + 1]) {
                 let a = down[k], x = Int(a.node), nd = plus(d, a.weight)
-                if side.improve(x, to: nd, edge: a.edge, from: u, gen: gen) {
-                    lengths[x] = plus(lengths[u], lengthDm(of: a.edge, original: originalLengths))
+                let length = plus(lengths[u], lengthDm(of: a.edge, original: originalLengths))
+                if length <= maxLength, side.improve(x, to: nd, edge: a.edge, from: u, gen: gen) {
+                    lengths[x] = length
                     side.heap.push(nd, x)
                 }
             }

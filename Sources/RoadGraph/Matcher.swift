@@ -303,8 +303,8 @@ public final class Matcher {
         var cost: [Double] = [], parent: [Int] = [], backward: [Bool] = []
         /// Every candidate's cheapest step from the previous layer, over routes found within
         /// `limitSeconds`, in one many-to-many.
-        func weigh(limitSeconds: Double) {
-            router.table(from: previous.candidates, to: candidates, limitSeconds: limitSeconds, into: &routes)
+        func weigh(limitSeconds: Double, maxLengthDm: UInt32 = .max) {
+            router.table(from: previous.candidates, to: candidates, limitSeconds: limitSeconds, maxLengthDm: maxLengthDm, into: &routes)
             let routes = self.routes  // a local: no exclusivity check per read below
             cost = [Double](repeating: .infinity, count: candidates.count)
             parent = [Int](repeating: -1, count: candidates.count)
@@ -328,14 +328,21 @@ public final class Matcher {
                 cost[j] += emission[j]
             }
         }
-        // On the network's speeds no street is slower than 3 m/s (11 km/h): a route of m
-        // metres takes at most m / 3 seconds. The searches first go only as far as a route
-        // 20 β longer than the straight line (a step costing e^20 more than a straight one,
-        // which cannot win but against as unlikely steps): most of a search's work is in
-        // the hierarchy's far top, which this cuts off. Only when no candidate is reached so
-        // do they go as far as the longest route believed.
+        // How far the searches go. On the network's speeds no street is slower than 3 m/s
+        // (11 km/h): a route of m metres takes at most m / 3 seconds. They first go only as
+        // far as a route 20 β longer than the straight line takes (a step e^20 less likely
+        // than a straight one), and follow no path half again as long as that: most of a
+        // search's work is in the hierarchy's far top, which this cuts off. Only when no
+        // candidate is reached so do they go as far as the longest route believed.
+        //
+        // Why half again: a cab between reports 30 s apart may drive round a hairpin, a
+        // route far longer than the straight line that the time bound alone (at 3 m/s, loose
+        // by the ratio of real speeds to it) still reaches. With the length bound at the
+        // time bound's own length (×1), one such simulated trip at σ 5 m every 30 s was
+        // matched wrongly; at ×1.5 and ×2 every setting scored as without a length bound or
+        // better, and ×1.5 was faster (`wayfare bench match`).
         let near = min(longest, straight + 20 * settings.betaMetres)
-        weigh(limitSeconds: near / 3)
+        weigh(limitSeconds: near / 3, maxLengthDm: UInt32(min(1e9, 1.5 * near * 10)))
         if near < longest, !cost.contains(where: \.isFinite) { weigh(limitSeconds: longest / 3) }
         // No route at all: a cab that stood still while its reports jittered across a
         // junction or between streets a few metres apart (a loop round the block is longer

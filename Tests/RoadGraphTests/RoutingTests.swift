@@ -231,6 +231,27 @@ func length(_ line: [Coordinate]) -> Double {
             #expect(kept > 0)
             if limit < 1000 { #expect(cut > 0) }
         }
+        // With a length bound: every pair whose fastest route is shorter is still exact;
+        // the others are either not found or found along a slower route whose two halves
+        // (up from the source, up from the target) are each within the bound.
+        let maxLength = 12_000.0  // dm
+        var cells: [Router.TableCell] = []
+        router.table(from: sources, to: allTargets, limitSeconds: 1e9, maxLengthDm: UInt32(maxLength), into: &cells)
+        var within = 0, beyond = 0
+        for (i, s) in sources.enumerated() {
+            for (j, t) in allTargets.enumerated() {
+                let cell = cells[i * allTargets.count + j]
+                guard let fastest = try? router.route(from: s, to: t) else { #expect(cell.ms == .max); continue }
+                if fastest.distanceMetres * 10 < maxLength - 10 {
+                    #expect(cell.ms == truths[i][j], "\(i) → \(j) within \(maxLength) dm")
+                    within += 1
+                } else {
+                    #expect(cell.ms == .max || (Double(cell.dm) <= 2 * maxLength && cell.ms >= truths[i][j] ?? 0))
+                    beyond += 1
+                }
+            }
+        }
+        #expect(within > 0 && beyond > 0)
     }
 
     private func expectETAsMatchOracle(_ g: RoadNetwork, cabs count: Int, pickups: Int, seed: UInt64) throws {
