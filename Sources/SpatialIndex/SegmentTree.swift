@@ -100,46 +100,58 @@ public struct SegmentTree: Sendable {
     /// which for a 1 km limit in a dense city is most of them.)
     public func nearest(to c: Coordinate, within limit: Double) -> SegmentHit? {
         guard !segmentPoint.isEmpty else { return nil }
-        let cosφ = cos(c.latitude * .pi / 180)
         // The best so far, its distance squared: a square root per segment would sit on the
         // search's critical path (measured: a tenth of the query time on that one compare).
         var best = (segment: -1, t: 0.0, metres2: limit * limit)
+        let cosφ = cos(c.latitude * .pi / 180), kx = cosφ * Self.metresPerDegree, (qy, qx) = (c.latitude, c.longitude)
+        walkNearestFirst(from: c, cosφ: cosφ, bound: { best.metres2 }) { b, range in
+            for s in range {
+                let (t, d) = Self.closest(b, s, qy, qx, kx: kx, ky: Self.metresPerDegree)
+                if d < best.metres2 || (d == best.metres2 && (best.segment < 0 || s < best.segment)) { best = (s, t, d) }
+            }
+        }
+        guard best.segment >= 0 else { return nil }
+        return SegmentHit(segment: best.segment, fraction: best.t, metres: best.metres2.squareRoot())
+    }
+
+    /// The walk of the nearest-first searches: depth first on an explicit stack of (squared
+    /// box distance, level, node), each node's children pushed nearest last so that the
+    /// nearest is opened first; a box farther than `bound()` (square metres, read before each
+    /// box, so a bound that shrinks as segments are found prunes at once) is not opened.
+    /// `leaves` gets the tree's boxes and each opened leaf node's range of segments; `cosφ`
+    /// is the cosine of `c`'s latitude.
+    ///
+    /// The one unsafe wall of these searches: the buffer is the tree's own array, and every
+    /// index is a node or segment the build wrote (`levelStart` bounds each level).
+    @inline(__always)
+    func walkNearestFirst(from c: Coordinate, cosφ: Double, bound: () -> Double,
+                          leaves: (UnsafeBufferPointer<Double>, Range<Int>) -> Void) {
         let root = levelStart.count - 2
         // A metre per degree of longitude shrinks towards the poles: the smallest value over
         // the network and the query keeps box distances lower bounds without a cosine per box.
         let mPerDeg = Self.metresPerDegree
-        let kx = cosφ * mPerDeg, kxBox = min(cosφ, smallestCosLatitude) * mPerDeg
+        let kxBox = min(cosφ, smallestCosLatitude) * mPerDeg
         let (qy, qx) = (c.latitude, c.longitude)
         boxes.withUnsafeBufferPointer { b in
-            // The one unsafe wall of this search: `b` is the tree's own array, and every index
-            // below is a node or segment the build wrote (levelStart bounds each level).
-            @inline(__always) func segments(_ range: Range<Int>) {
-                for s in range {
-                    let (t, d) = Self.closest(b, s, qy, qx, kx: kx, ky: mPerDeg)
-                    if d < best.metres2 || (d == best.metres2 && (best.segment < 0 || s < best.segment)) { best = (s, t, d) }
-                }
-            }
-            guard root > 0 else { segments(0..<1); return }
-            // Depth first on an explicit stack of (squared box distance, level, node): each
-            // node's children go on nearest last, so the nearest is opened first.
+            guard root > 0 else { leaves(b, 0..<1); return }
             withUnsafeTemporaryAllocation(of: (Double, Int32, Int32).self, capacity: root * Self.fanout + 1) { stack in
                 stack[0] = (0, Int32(root), 0)
                 var top = 1
                 while top > 0 {
                     top -= 1
                     let (d, level, node) = stack[top]
-                    guard d <= best.metres2 else { continue }
+                    guard d <= bound() else { continue }
                     let childLevel = Int(level) - 1, first = Int(node) * Self.fanout
                     let base = levelStart[childLevel]
                     let end = min(first + Self.fanout, levelStart[childLevel + 1] - base)
-                    if childLevel == 0 { segments(first..<end); continue }
+                    if childLevel == 0 { leaves(b, first..<end); continue }
                     let bottom = top
                     for child in first..<end {
                         let o = (base + child) * 4
                         let dy = max(b[o] - qy, 0, qy - b[o + 2]) * mPerDeg
                         let dx = max(b[o + 1] - qx, 0, qx - b[o + 3]) * kxBox
                         let d = dx * dx + dy * dy
-                        guard d <= best.metres2 else { continue }
+                        guard d <= bound() else { continue }
                         // Insertion, farthest at the bottom: at most a fanout's worth.
                         var i = top
                         while i > bottom && stack[i - 1].0 < d { stack[i] = stack[i - 1]; i -= 1 }
@@ -148,8 +160,6 @@ public struct SegmentTree: Sendable {
                 }
             }
         }
-        guard best.segment >= 0 else { return nil }
-        return SegmentHit(segment: best.segment, fraction: best.t, metres: best.metres2.squareRoot())
     }
 
     /// Every segment within `limit` metres of a coordinate, with its nearest point, appended
@@ -204,45 +214,15 @@ public struct SegmentTree: Sendable {
     public func segments(within limit: Double, slack2: Double, of c: Coordinate, into out: inout [SegmentHit]) {
         guard !segmentPoint.isEmpty, limit >= 0, slack2 >= 0 else { return }
         let first = out.count
-        let cosφ = cos(c.latitude * .pi / 180), mPerDeg = Self.metresPerDegree
-        let kx = cosφ * mPerDeg, kxBox = min(cosφ, smallestCosLatitude) * mPerDeg
-        let (qy, qx) = (c.latitude, c.longitude), limit2 = limit * limit
+        let cosφ = cos(c.latitude * .pi / 180), kx = cosφ * Self.metresPerDegree, (qy, qx) = (c.latitude, c.longitude)
+        let limit2 = limit * limit
         var nearest2 = Double.infinity, bound2 = limit2
-        let root = levelStart.count - 2
-        boxes.withUnsafeBufferPointer { b in
-            func leaves(_ range: Range<Int>) {
-                for s in range {
-                    let (t, d) = Self.closest(b, s, qy, qx, kx: kx, ky: mPerDeg)
-                    guard d <= bound2 else { continue }
-                    out.append(SegmentHit(segment: s, fraction: t, metres: d.squareRoot()))
-                    if d < nearest2 { nearest2 = d; bound2 = min(limit2, d + slack2) }
-                }
-            }
-            guard root > 0 else { leaves(0..<1); return }
-            withUnsafeTemporaryAllocation(of: (Double, Int32, Int32).self, capacity: root * Self.fanout + 1) { stack in
-                stack[0] = (0, Int32(root), 0)
-                var top = 1
-                while top > 0 {
-                    top -= 1
-                    let (d, level, node) = stack[top]
-                    guard d <= bound2 else { continue }
-                    let childLevel = Int(level) - 1, first = Int(node) * Self.fanout
-                    let base = levelStart[childLevel]
-                    let end = min(first + Self.fanout, levelStart[childLevel + 1] - base)
-                    if childLevel == 0 { leaves(first..<end); continue }
-                    let bottom = top
-                    for child in first..<end {
-                        let o = (base + child) * 4
-                        let dy = max(b[o] - qy, 0, qy - b[o + 2]) * mPerDeg
-                        let dx = max(b[o + 1] - qx, 0, qx - b[o + 3]) * kxBox
-                        let d = dx * dx + dy * dy
-                        guard d <= bound2 else { continue }
-                        // Insertion, farthest at the bottom: at most a fanout's worth.
-                        var i = top
-                        while i > bottom && stack[i - 1].0 < d { stack[i] = stack[i - 1]; i -= 1 }
-                        stack[i] = (d, Int32(childLevel), Int32(child)); top += 1
-                    }
-                }
+        walkNearestFirst(from: c, cosφ: cosφ, bound: { bound2 }) { b, range in
+            for s in range {
+                let (t, d) = Self.closest(b, s, qy, qx, kx: kx, ky: Self.metresPerDegree)
+                guard d <= bound2 else { continue }
+                out.append(SegmentHit(segment: s, fraction: t, metres: d.squareRoot()))
+                if d < nearest2 { nearest2 = d; bound2 = min(limit2, d + slack2) }
             }
         }
         // Hits taken before the bound shrank to its last value (squared back from their
