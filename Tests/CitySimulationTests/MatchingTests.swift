@@ -114,6 +114,42 @@ struct MatchingTests {
         #expect(abs(both.distanceMetres - expected) / expected < 0.03, "\(both.distanceMetres) against \(expected)")
     }
 
+    @Test("a report too near the last one weighed takes its place on the track, unless the track is farther than the search radius: then it is an outlier")
+    func reportsTooNearToWeigh() throws {
+        let matcher = Matcher(network: Monaco.network)
+        // σ 20 m: reports within 100 m (5σ) and 10 s of the last one weighed are not
+        // weighed; the search radius is 80 m (4σ).
+        let settings = MatchSettings(gpsSigmaMetres: 20)
+        var checked = 0
+        for (n, route) in Self.routes(6, seed: 7).enumerated() {
+            let clean = Self.trace(route, every: 5, sigma: 0, seed: UInt64(n))
+            let a = clean[0], ahead = clean[1]
+            guard let far = clean.firstIndex(where: { $0.coordinate.distance(to: a.coordinate) > 150 }), far + 1 < clean.count else { continue }
+            let across = a.coordinate.initialBearing(to: ahead.coordinate) + 90
+            func trace(offset: Double) -> [TracePoint] {
+                let off = TracePoint(a.coordinate.destination(bearing: across, distance: offset), time: (a.time ?? 0) + 1)
+                return [a, off] + clean[1...far]
+            }
+            func trackDistance(_ m: MapMatch, _ c: Coordinate) -> Double {
+                m.pieces.flatMap { line in
+                    zip(line, line.dropFirst()).map {
+                        IndependentGeodesy.metresToSegment(c.latitude, c.longitude, from: ($0.latitude, $0.longitude), to: ($1.latitude, $1.longitude))
+                    }
+                }.min() ?? .infinity
+            }
+            let near = trace(offset: 30), wide = trace(offset: 92)
+            let nearMatch = matcher.match(near, settings: settings), wideMatch = matcher.match(wide, settings: settings)
+            // Only where the street runs straight enough that the offsets say what they mean.
+            guard trackDistance(nearMatch, near[1].coordinate) < 40, trackDistance(wideMatch, wide[1].coordinate) > 85 else { continue }
+            let point = try #require(nearMatch.points[1], "route \(n): a report 30 m off lies on the track")
+            #expect(abs(point.metresFromReport - trackDistance(nearMatch, near[1].coordinate)) < 1)
+            #expect(wideMatch.points[1] == nil, "route \(n): a report 92 m off the track is an outlier")
+            #expect(wideMatch.points.enumerated().allSatisfy { $0.offset == 1 || $0.element != nil })
+            checked += 1
+        }
+        #expect(checked >= 2)
+    }
+
     @Test("an empty trace matches nothing; one report is one point on the road")
     func tinyTraces() {
         let matcher = Matcher(network: Monaco.network)
