@@ -70,10 +70,7 @@ extension Router {
             seedList.removeAll(keepingCapacity: true)
             seeds(of: t, metric: .time, leaving: false, into: &seedList)
             plant(seedList, in: &back, push: true, gen: gen)
-            for s in seedList {  // the path length from each seed node's cheapest seed
-                let v = Int(s.node), chosen = seedList[Int(back.parentEdge[v] & ~Self.seedBit)]
-                lengthsB[v] = chosen.edge == RoadNetwork.none ? 0 : Self.partial(share(of: t, leaving: false, along: Int(chosen.edge)), g.lengthDm[Int(chosen.edge)])
-            }
+            plantLengths(seedList, of: t, leaving: false, side: back, into: &lengthsB)
             settledList.removeAll(keepingCapacity: true)
             settledCount += ch.settleUpwards(&back, lengths: &lengthsB, originalLengths: g.lengthDm, limit: limit,
                                              maxLength: maxLengthDm, gen: gen,
@@ -94,10 +91,7 @@ extension Router {
             seedList.removeAll(keepingCapacity: true)
             seeds(of: s, metric: .time, leaving: true, into: &seedList)
             plant(seedList, in: &front, push: true, gen: gen)
-            for seed in seedList {
-                let v = Int(seed.node), chosen = seedList[Int(front.parentEdge[v] & ~Self.seedBit)]
-                lengthsF[v] = chosen.edge == RoadNetwork.none ? 0 : Self.partial(share(of: s, leaving: true, along: Int(chosen.edge)), g.lengthDm[Int(chosen.edge)])
-            }
+            plantLengths(seedList, of: s, leaving: true, side: front, into: &lengthsF)
             settledCount += ch.scanUpwards(&front, lengths: &lengthsF, originalLengths: g.lengthDm, limit: limit,
                                            maxLength: maxLengthDm, gen: gen,
                                            buckets: entries, head: heads, stamp: stamps, bucketGen: bucketGen,

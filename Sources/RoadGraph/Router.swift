@@ -339,6 +339,16 @@ public final class Router {
         }
     }
 
+    /// Each planted seed node's path length (dm) to or from `snap`: the part of the edge of
+    /// its cheapest seed (the one `plant` kept in `side`), 0 for a seed at a junction.
+    func plantLengths(_ seeds: [Seed], of snap: Snap, leaving: Bool, side: SearchSide, into lengths: inout [UInt32]) {
+        for s in seeds {
+            let v = Int(s.node), chosen = seeds[Int(side.parentEdge[v] & ~Self.seedBit)]
+            lengths[v] = chosen.edge == RoadNetwork.none ? 0
+                : Self.partial(share(of: snap, leaving: leaving, along: Int(chosen.edge)), network.lengthDm[Int(chosen.edge)])
+        }
+    }
+
     /// A* (or Dijkstra without a goal) from the source seeds to the target seeds. Returns
     /// the cost and the node where the path meets its target seed (-1: the direct path).
     func searchOneWay(metric: Metric, direct: UInt32?, goal: Coordinate?) -> (cost: UInt32, meet: Int)? {
@@ -505,10 +515,7 @@ public final class Router {
         seeds(of: t, metric: .time, leaving: false, into: &targetSeeds)
         plant(targetSeeds, in: &backward, push: true, gen: gen)
         let g = network
-        for s in targetSeeds {  // the path length from each seed node's cheapest seed
-            let v = Int(s.node), chosen = targetSeeds[Int(backward.parentEdge[v] & ~Self.seedBit)]
-            lengthB[v] = chosen.edge == RoadNetwork.none ? 0 : Self.partial(share(of: t, leaving: false, along: Int(chosen.edge)), g.lengthDm[Int(chosen.edge)])
-        }
+        plantLengths(targetSeeds, of: t, leaving: false, side: backward, into: &lengthB)
         // Afterwards, for a cab seed's node v: `cost(v)` is the time from v to the pickup
         // and `length(v)` that path's length, or cost .max when v cannot arrive in time.
         let cost: (Int) -> UInt32, length: (Int) -> UInt32
