@@ -179,7 +179,7 @@ let package = Package(
         .testTarget(name: "OSMTests", dependencies: ["OSM", "TestSupport"]),
         .testTarget(name: "RoadGraphTests", dependencies: ["RoadGraph", "Workloads", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
         .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "Workloads", "OSM", "Geodesy", "BinaryFile", "TestSupport"]),
-        .testTarget(name: "TaxiDispatchTests", dependencies: ["TaxiDispatch", "Fleet", "Zones", "ZoneImport", "RoadGraph", "Workloads", "Geodesy", "TestSupport"]),
+        .testTarget(name: "TaxiDispatchTests", dependencies: ["TaxiDispatch", "Essentials", "Fleet", "Zones", "ZoneImport", "RoadGraph", "Workloads", "Geodesy", "TestSupport"]),
         // The child process of the ledger crash test: pays until it is killed.
         .executableTarget(name: "LedgerCrashWorker", dependencies: ["Services", "Storage", "PostgresStorage", "SQLiteStorage"],
                           path: "Tests/LedgerCrashWorker"),

@@ -1,4 +1,5 @@
 import Foundation
+import Essentials
 import Fleet
 import Geodesy
 import TaxiDispatch
@@ -117,9 +118,9 @@ final class PassCounter: @unchecked Sendable {  // every field behind `condition
     }
 }
 
-final class RequestBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [RequestID] = []
-    func add(_ id: RequestID) { lock.lock(); items.append(id); lock.unlock() }
-    var all: [RequestID] { lock.lock(); defer { lock.unlock() }; return items }
+/// `Sendable`: its one field is behind `Locked`.
+final class RequestBox: Sendable {
+    private let items = Locked<[RequestID]>([])
+    func add(_ id: RequestID) { items.withLock { $0.append(id) } }
+    var all: [RequestID] { items.withLock { $0 } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Essentials
 import Fleet
 import Geodesy
 import RoadGraph
@@ -42,9 +43,9 @@ final class Harness: Sendable {
 }
 
 /// Notifications collected from any thread.
-final class NotificationBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [DispatchNotification] = []
-    func add(_ n: DispatchNotification) { lock.lock(); items.append(n); lock.unlock() }
-    var all: [DispatchNotification] { lock.lock(); defer { lock.unlock() }; return items }
+/// `Sendable`: its one field is behind `Locked`.
+final class NotificationBox: Sendable {
+    private let items = Locked<[DispatchNotification]>([])
+    func add(_ n: DispatchNotification) { items.withLock { $0.append(n) } }
+    var all: [DispatchNotification] { items.withLock { $0 } }
 }

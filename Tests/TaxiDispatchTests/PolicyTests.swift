@@ -1,4 +1,5 @@
 import Foundation
+import Essentials
 import Fleet
 import Geodesy
 import RoadGraph
@@ -81,11 +82,11 @@ import TestSupport
     }
 }
 
-final class NotificationCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var sum = 0
-    func add(_ n: Int) { lock.lock(); sum += n; lock.unlock() }
-    var total: Int { lock.lock(); defer { lock.unlock() }; return sum }
+/// `Sendable`: its one field is behind `Locked`.
+final class NotificationCounter: Sendable {
+    private let sum = Locked(0)
+    func add(_ n: Int) { sum.withLock { $0 += n } }
+    var total: Int { sum.withLock { $0 } }
 }
 
 /// A nearest-first policy in a crowded zone gathers through the fleet's R-tree instead of
