@@ -23,6 +23,8 @@ echo "== Package.swift against the imports and the layer comment (both packages)
 python3 scripts/check-imports.py
 echo "== Each service's SQL in its …Statements type, rows decoded into Decodable records"
 python3 scripts/check-sql.py
+echo "== No Swift file over 600 lines"
+python3 scripts/check-sizes.py
 swift build --build-tests
 swift test --skip-build
 echo "== The live page in headless Chromium: load, click a trip, book it, see the cab move, save a screenshot"
