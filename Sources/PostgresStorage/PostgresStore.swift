@@ -69,27 +69,34 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
 
     /// Runs `body` in a `SERIALIZABLE` transaction, again after a serialization failure.
     ///
-    /// `tables` are locked first, in `SHARE ROW EXCLUSIVE` mode, which each such lock
-    /// conflicts with: writers that name the same table take turns across every node, and
-    /// plain readers are not held up. `LOCK TABLE` takes no snapshot, so the transaction's
+    /// Each name in `turns` is a session-level advisory lock, taken in sorted order before
+    /// `BEGIN` and released after the transaction ends: writers naming the same turn wait
+    /// for each other on every node, and writers naming none of the same turns run at once.
+    /// Why before `BEGIN`: a serializable transaction's snapshot is taken at its first
+    /// statement, so a lock taken inside it would be waited for with a snapshot that misses
+    /// the previous holder's commit, and the update after it would abort. Taken outside, the
     /// snapshot starts after the previous turn committed and the two cannot conflict.
-    /// - Throws: `StoreError/statement(_:)` when a table name is not a plain lowercase
-    ///   identifier (names come from code, never from input, but are checked anyway).
-    public func blockingWrite<T>(locking tables: [String], _ body: (any SQLConnection) throws -> T) throws -> T {
-        var begin = ["BEGIN ISOLATION LEVEL SERIALIZABLE"]
-        if !tables.isEmpty {
-            for table in tables where table.isEmpty || !table.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x5F }) {
-                throw StoreError.statement("cannot lock table \"\(table)\": not a lowercase identifier")
-            }
-            // Sorted, so that two transactions naming the same tables lock them in one order.
-            begin.append("LOCK TABLE \(Set(tables).sorted().joined(separator: ", ")) IN SHARE ROW EXCLUSIVE MODE")
+    /// Correctness never rests on the turns (the transaction is serializable either way);
+    /// they only turn the aborts of transactions that update the same rows into short waits.
+    /// Sorted, so that two writers naming the same turns take them in one order and cannot
+    /// deadlock; a connection that dies releases its locks with its session.
+    ///
+    /// With ``WriteIsolation/rowLocks`` the transaction is `READ COMMITTED` instead, and a
+    /// unique violation (SQLSTATE 23505) runs the body again like a serialization failure:
+    /// at that level it means a concurrent transaction committed the same key first, and the
+    /// body, run again, sees that row and answers by its rules.
+    public func blockingWrite<T>(locking turns: [String], isolation: WriteIsolation,
+                                 _ body: (any SQLConnection) throws -> T) throws -> T {
+        let keys = Set(turns).map(turnKey).sorted()
+        switch isolation {
+        case .serializable: return try transaction(["BEGIN ISOLATION LEVEL SERIALIZABLE"], turns: keys, body)
+        case .rowLocks: return try transaction(["BEGIN ISOLATION LEVEL READ COMMITTED"], turns: keys, retryingUniqueViolations: true, body)
         }
-        return try transaction(begin, body)
     }
 
     /// Runs `body` in a read-only transaction on one snapshot.
     public func blockingRead<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
-        try transaction(["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"], body)
+        try transaction(["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"], turns: [], body)
     }
 
     /// Closes every idle connection; connections in use close when their transaction ends.
@@ -120,23 +127,31 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
         }
     }
 
-    private func transaction<T>(_ begin: [String], _ body: (any SQLConnection) throws -> T) throws -> T {
+    private func transaction<T>(_ begin: [String], turns: [Int64], retryingUniqueViolations: Bool = false,
+                                _ body: (any SQLConnection) throws -> T) throws -> T {
         slots.wait()
         defer { slots.signal() }
         var attempt = 0
         while true {
             let connection = try acquire()
             let session = PostgresSession(connection: connection, logger: logger)
+            var locked = false
             do {
+                for key in turns { locked = true; try session.execute("SELECT pg_advisory_lock($1)", [.integer(key)]) }
                 for statement in begin { try session.execute(statement, []) }
                 let result = try body(session)
                 try session.execute("COMMIT", [])
-                release(connection, healthy: true)
+                // Committed: a failure to unlock now is no failure of the call. The connection
+                // is then closed, which releases the locks with the session.
+                let unlocked = !locked || (try? session.execute("SELECT pg_advisory_unlock_all()", [])) != nil
+                release(connection, healthy: unlocked)
                 return result
             } catch {
-                let healthy = !connection.isClosed && (try? session.execute("ROLLBACK", [])) != nil
+                // A connection whose locks cannot be released is closed, which releases them.
+                var healthy = !connection.isClosed && (try? session.execute("ROLLBACK", [])) != nil
+                if healthy, locked { healthy = (try? session.execute("SELECT pg_advisory_unlock_all()", [])) != nil }
                 release(connection, healthy: healthy)
-                if case StoreError.conflict = error, attempt < maxRetries {
+                if PostgresSession.isRetryable(error, uniqueViolations: retryingUniqueViolations), attempt < maxRetries {
                     attempt += 1
                     // Back off exponentially (1 ms doubling to 200 ms) with full jitter, so
                     // that transactions contending for the same rows (the company's ledger
@@ -278,6 +293,19 @@ struct PostgresSession: SQLConnection {
             throw StoreError.decoding(column: cell.columnName, expected: "a value of type \(cell.dataType)")
         }
     }
+
+    /// Whether a failed transaction runs again: after a serialization failure or deadlock,
+    /// and (read committed) after a unique violation.
+    static func isRetryable(_ error: any Error, uniqueViolations: Bool) -> Bool {
+        switch error {
+        case StoreError.conflict: return true
+        case StoreError.constraint(let message): return uniqueViolations && message.hasSuffix(uniqueViolation)
+        default: return false
+        }
+    }
+
+    /// How ``reason(_:)`` ends the message of a unique violation.
+    static let uniqueViolation = "(SQLSTATE 23505)"
 
     static func translate(_ error: any Error) -> StoreError {
         guard let error = error as? PSQLError else { return .unavailable(reason(error)) }

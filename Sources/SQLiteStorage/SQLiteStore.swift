@@ -55,8 +55,8 @@ public final class SQLiteStore: SQLStore, Sendable {
     }
 
     /// Runs `body` in an immediate write transaction and commits before returning. SQLite
-    /// runs one writer at a time, so `tables` has nothing to add and is ignored.
-    public func blockingWrite<T>(locking tables: [String], _ body: (any SQLConnection) throws -> T) throws -> T {
+    /// runs one writer at a time, so `turns` and `isolation` have nothing to add and are ignored.
+    public func blockingWrite<T>(locking turns: [String], isolation: WriteIsolation, _ body: (any SQLConnection) throws -> T) throws -> T {
         let pool = try openPool()
         return try Self.translatingErrors {
             try pool.write { db in try body(SQLiteConnection(db: db)) }

@@ -122,8 +122,12 @@ struct AccountStatements {
         try c.fetchOne(RowID.self, "SELECT id FROM users WHERE email = \(email) AND verified_ms IS NOT NULL")?.id
     }
 
-    func exists(_ id: Int64, role: Role) throws -> Bool {
-        try c.fetchOne(RowID.self, "SELECT id FROM users WHERE id = \(id) AND role = \(role.rawValue)") != nil
+    /// Whether user `id` has `role`; `locked` keeps the user's row locked until the
+    /// transaction ends, so that the user's own transactions that lock it take turns.
+    func exists(_ id: Int64, role: Role, locked: Bool = false) throws -> Bool {
+        try c.fetchOne(RowID.self, """
+            SELECT id FROM users WHERE id = \(id) AND role = \(role.rawValue)\(sql: locked ? c.forUpdate : "")
+            """) != nil
     }
 
     func count(role: Role) throws -> Int64 {

@@ -68,7 +68,7 @@ public struct Accounts: Sendable {
         let code = Self.newCode()
         enum Outcome: Sendable { case created(user: Int64, outbox: Int64), taken(owners: [Int64], outbox: [Int64]) }
         let outcome = try await serviceCall {
-            try await store.write(locking: Ledger.turns) { c -> Outcome in
+            try await store.write { c -> Outcome in
                 let accounts = AccountStatements(c)
                 let holders = try accounts.holders(mobile: mobile, email: email)
                 let owners = holders.filter { $0.verifiedMs != nil }.map(\.id)
@@ -113,7 +113,7 @@ public struct Accounts: Sendable {
         let now = self.now
         enum Outcome: Sendable { case verified(User), wrong }
         let outcome = try await serviceCall {
-            try await store.write(locking: Ledger.turns) { c -> Outcome in
+            try await store.write { c -> Outcome in
                 let accounts = AccountStatements(c)
                 guard let waiting = try accounts.code(mobile: mobile), waiting.expiresMs > now, waiting.attempts < 5 else { return .wrong }
                 guard Self.constantTimeEqual(waiting.codeHash, Self.codeHash(mobile: mobile, code: code)) else {
@@ -123,7 +123,6 @@ public struct Accounts: Sendable {
                 let id = waiting.userID
                 try accounts.deleteCode(mobile: mobile)
                 try accounts.markVerified(id, at: now)
-                try Ledger.openCompanyAccounts(c)
                 try Ledger.open(c, Ledger.wallet(id), normal: .credit, noOverdraft: true)
                 guard let user = try accounts.user(id) else { return .wrong }
                 return .verified(user.user)
@@ -178,7 +177,7 @@ public struct Accounts: Sendable {
         let hash = try await serviceCall { try await offThePool { try hasher.hash(password) } }
         let now = self.now
         return try await serviceCall {
-            try await store.write(locking: Ledger.turns) { c -> User in
+            try await store.write { c -> User in
                 // Checked first, so the answer names the field; the UNIQUE constraints stay
                 // as the guard against a race between two registrations.
                 let accounts = AccountStatements(c)
@@ -191,7 +190,6 @@ public struct Accounts: Sendable {
                 let id = try accounts.insertUser(role: role, name: name, mobile: mobile, email: email, passwordHash: hash,
                                                  at: now, verified: now)
                 if role == .driver {
-                    try Ledger.openCompanyAccounts(c)
                     try Ledger.open(c, Ledger.driver(id), normal: .credit, noOverdraft: false)
                 }
                 return User(id: id, role: role, name: name, mobile: mobile, email: email, suspendedUntil: nil)
@@ -487,8 +485,8 @@ public struct Accounts: Sendable {
 /// Checks on users inside another service's transaction.
 enum Users {
     /// Throws ``ServiceError/notFound(_:)`` ("passenger 42") unless user `id` exists with `role`.
-    static func require(_ c: any SQLConnection, _ id: Int64, role: Role) throws {
-        guard try AccountStatements(c).exists(id, role: role) else {
+    static func require(_ c: any SQLConnection, _ id: Int64, role: Role, locked: Bool = false) throws {
+        guard try AccountStatements(c).exists(id, role: role, locked: locked) else {
             throw ServiceError.notFound("\(role.rawValue) \(id)")
         }
     }

@@ -125,19 +125,27 @@ struct BookingStatements {
 
     // MARK: Reading bookings
 
-    func booking(_ number: Int) throws -> BookingRow? {
-        try c.fetchOne(BookingRow.self, "SELECT \(sql: Self.columns) FROM bookings WHERE number = \(number)")
+    /// A booking; `locked` for a transaction that decides by it (its row stays locked until
+    /// the transaction ends, see `WriteIsolation.rowLocks`).
+    func booking(_ number: Int, locked: Bool = false) throws -> BookingRow? {
+        try c.fetchOne(BookingRow.self, "SELECT \(sql: Self.columns) FROM bookings WHERE number = \(number)\(sql: lock(locked))")
     }
 
     /// A booking of `passenger`'s (nil for another passenger's, as for an unknown one).
-    func booking(_ number: Int, passenger: Int64) throws -> BookingRow? {
-        try c.fetchOne(BookingRow.self, "SELECT \(sql: Self.columns) FROM bookings WHERE number = \(number) AND passenger_id = \(passenger)")
+    func booking(_ number: Int, passenger: Int64, locked: Bool = false) throws -> BookingRow? {
+        try c.fetchOne(BookingRow.self, """
+            SELECT \(sql: Self.columns) FROM bookings WHERE number = \(number) AND passenger_id = \(passenger)\(sql: lock(locked))
+            """)
     }
 
     /// A booking allocated to `driver`.
-    func booking(_ number: Int, driver: Int64) throws -> BookingRow? {
-        try c.fetchOne(BookingRow.self, "SELECT \(sql: Self.columns) FROM bookings WHERE number = \(number) AND driver_id = \(driver)")
+    func booking(_ number: Int, driver: Int64, locked: Bool = false) throws -> BookingRow? {
+        try c.fetchOne(BookingRow.self, """
+            SELECT \(sql: Self.columns) FROM bookings WHERE number = \(number) AND driver_id = \(driver)\(sql: lock(locked))
+            """)
     }
+
+    private func lock(_ locked: Bool) -> Statement { locked ? c.forUpdate : "" }
 
     /// Up to 200 of the passenger's bookings in `states`, the latest pickup first.
     func bookings(of passenger: Int64, in states: [BookingState]) throws -> [BookingRow] {

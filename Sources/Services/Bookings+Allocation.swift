@@ -326,11 +326,11 @@ extension Bookings {
             let driver = state.withLock { $0.driverOfCab[a.cab] }
             let fence = self.fence.withLock { $0 }
             // The pickup, or nil when the cab is free again.
-            let pickup: Coordinate? = try store.blockingWrite { c in
+            let pickup: Coordinate? = try store.blockingWrite(locking: [], isolation: .rowLocks) { c in
                 try Self.checkFence(fence, c)
                 let bookings = BookingStatements(c)
                 // Gone, or cancelled while the driver was accepting: the cab is free again.
-                guard let row = try bookings.booking(number), row.state == .requested else { return nil }
+                guard let row = try bookings.booking(number, locked: true), row.state == .requested else { return nil }
                 let eta = Int64(a.eta.seconds.rounded())
                 try bookings.allocate(number, cab: a.cab, driver: driver, etaSeconds: eta, at: now)
                 try Self.event(c, number, .allocated, now, "cab \(a.cab), ETA \(eta) s")
@@ -348,10 +348,10 @@ extension Bookings {
             }
         case let .notServed(reason):
             let fence = self.fence.withLock { $0 }
-            try store.blockingWrite(locking: Ledger.turns) { c in
+            try store.blockingWrite(locking: [], isolation: .rowLocks) { c in
                 try Self.checkFence(fence, c)
                 let bookings = BookingStatements(c)
-                guard let row = try bookings.booking(number), row.state == .requested else { return }
+                guard let row = try bookings.booking(number, locked: true), row.state == .requested else { return }
                 try bookings.end(number, as: .notServed, reason: reason, at: now)
                 try Self.event(c, number, .notServed, now, reason)
                 try Wallet.releaseFare(c, reference: row.reference, now: now)

@@ -61,9 +61,12 @@ extension Bookings {
         let space = max(100_000, settings.numberSpace.lowerBound)...min(999_999_999_999, max(100_000, settings.numberSpace.upperBound))
         let requestText = "\(request.passenger)|\(Self.e7(request.pickup))|\(Self.e7(request.destination))|\(request.cabType.name)|\(request.seats)|\(request.payment.rawValue)|\(kind.rawValue)|\(kind == .later ? pickupMs : 0)"
         let number: Int = try await serviceCall {
-            try await store.write(locking: Ledger.turns) { c in
+            // Row locks: the passenger's row first, so that the passenger's own bookings take
+            // turns (the rule against two at once reads bookings it does not lock); the
+            // ledger's accounts as the hold moves money.
+            try await store.write(isolation: .rowLocks) { c in
                 try Idempotency.once(c, key: key, operation: "book", request: requestText, now: now) {
-                    try Users.require(c, request.passenger, role: .passenger)
+                    try Users.require(c, request.passenger, role: .passenger, locked: true)
                     try Self.refuseConflicts(c, passenger: request.passenger, at: pickupMs, window: settings.conflictWindow, except: nil)
                     let firstRide = try Self.isFirstRide(c, request.passenger)
                     let estimate = try Self.fare(priced, chart: chart, firstRide: firstRide).total
@@ -130,9 +133,9 @@ extension Bookings {
     public func cancel(_ number: Int, for passenger: Int64, key: IdempotencyKey) async throws(ServiceError) -> Booking {
         let now = milliseconds(self.now)
         let _: Bool = try await serviceCall {
-            try await store.write(locking: Ledger.turns) { c in
+            try await store.write(isolation: .rowLocks) { c in
                 try Idempotency.once(c, key: key, operation: "cancel", request: "\(number)|\(passenger)", now: now) {
-                    let row = try Self.ownRow(c, number, passenger)
+                    let row = try Self.ownRow(c, number, passenger, locked: true)
                     guard row.state == .requested else { throw ServiceError.conflict("booking \(number) is already \(row.state.rawValue)") }
                     try BookingStatements(c).end(number, as: .cancelled, reason: "cancelled by the passenger", at: now)
                     try Self.event(c, number, .cancelled, now, "by the passenger")
@@ -162,9 +165,12 @@ extension Bookings {
         let requested = request, wanted = current.payment
         let requestText = "\(number)|\(Self.e7(request.pickup))|\(Self.e7(request.destination))|\(pickupMs)"
         let _: Bool = try await serviceCall {
-            try await store.write(locking: Ledger.turns) { c in
+            try await store.write(isolation: .rowLocks) { c in
                 try Idempotency.once(c, key: key, operation: "change", request: requestText, now: now) {
-                    let row = try Self.ownRow(c, number, passenger)
+                    // The passenger's row first, as a booking takes it: the conflict rule below
+                    // reads the passenger's other bookings.
+                    try Users.require(c, passenger, role: .passenger, locked: true)
+                    let row = try Self.ownRow(c, number, passenger, locked: true)
                     guard row.state == .requested, !row.dispatched else {
                         throw ServiceError.conflict("booking \(number) is already being allocated")
                     }

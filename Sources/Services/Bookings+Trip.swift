@@ -41,8 +41,8 @@ extension Bookings {
     func advance(_ number: Int, driver: Int64, from: Set<BookingState>, to: BookingState) async throws(ServiceError) -> Booking? {
         let now = milliseconds(self.now)
         return try await serviceCall {
-            try await store.write { c -> Booking? in
-                let row = try Self.driversRow(c, number, driver)
+            try await store.write(isolation: .rowLocks) { c -> Booking? in
+                let row = try Self.driversRow(c, number, driver, locked: true)
                 if row.state == to { return nil }  // a repeated tap
                 guard from.contains(row.state) else {
                     throw ServiceError.conflict("booking \(number) is \(row.state.rawValue), not \(from.map(\.rawValue).sorted().joined(separator: " or "))")
@@ -82,9 +82,9 @@ extension Bookings {
         let now = milliseconds(self.now), chart = city.fares, percent = commissionPercent
         let capPercent = city.settings.confirmAbovePercent
         let invoice: TripInvoice = try await serviceCall {
-            try await store.write(locking: Ledger.turns) { c in
+            try await store.write(isolation: .rowLocks) { c in
                 try Idempotency.once(c, key: key, operation: "complete", request: "\(number)|\(driver)|\(trip.metres)|\(trip.waitingOnTheWaySeconds)|\(tollWays)", now: now) {
-                    let row = try Self.driversRow(c, number, driver)
+                    let row = try Self.driversRow(c, number, driver, locked: true)
                     guard row.state == .started else { throw ServiceError.conflict("booking \(number) is \(row.state.rawValue), not started") }
                     let bookings = BookingStatements(c)
                     let times = try bookings.pickupEvents(of: number)
@@ -197,9 +197,9 @@ extension Bookings {
     public func confirmFare(_ number: Int, for passenger: Int64, key: IdempotencyKey) async throws(ServiceError) -> Int64 {
         let now = milliseconds(self.now), percent = commissionPercent
         return try await serviceCall {
-            try await store.write(locking: Ledger.turns) { c in
+            try await store.write(isolation: .rowLocks) { c in
                 try Idempotency.once(c, key: key, operation: "confirm-fare", request: "\(number)|\(passenger)", now: now) { () -> Int64 in
-                    let row = try Self.ownRow(c, number, passenger)
+                    let row = try Self.ownRow(c, number, passenger, locked: true)
                     let awaiting = row.awaitingConfirmation
                     guard awaiting > 0, let driver = row.driverID else {
                         throw ServiceError.conflict("booking \(number) has no fare awaiting confirmation")

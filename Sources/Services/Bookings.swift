@@ -209,14 +209,14 @@ public final class Bookings: Sendable {
     }
 
     /// A booking of `passenger`'s; another passenger's is `notFound`, as an unknown one is.
-    static func ownRow(_ c: any SQLConnection, _ number: Int, _ passenger: Int64) throws -> BookingStatements.BookingRow {
-        guard let row = try BookingStatements(c).booking(number, passenger: passenger) else { throw ServiceError.notFound("booking \(number)") }
+    static func ownRow(_ c: any SQLConnection, _ number: Int, _ passenger: Int64, locked: Bool = false) throws -> BookingStatements.BookingRow {
+        guard let row = try BookingStatements(c).booking(number, passenger: passenger, locked: locked) else { throw ServiceError.notFound("booking \(number)") }
         return row
     }
 
     /// A booking allocated to `driver`; any other is `notFound`.
-    static func driversRow(_ c: any SQLConnection, _ number: Int, _ driver: Int64) throws -> BookingStatements.BookingRow {
-        guard let row = try BookingStatements(c).booking(number, driver: driver) else { throw ServiceError.notFound("booking \(number)") }
+    static func driversRow(_ c: any SQLConnection, _ number: Int, _ driver: Int64, locked: Bool = false) throws -> BookingStatements.BookingRow {
+        guard let row = try BookingStatements(c).booking(number, driver: driver, locked: locked) else { throw ServiceError.notFound("booking \(number)") }
         return row
     }
 

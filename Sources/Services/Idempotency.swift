@@ -52,6 +52,10 @@ enum Idempotency {
         _ connection: any SQLConnection, key: IdempotencyKey, operation: String, request: String,
         now: Int64, _ body: () throws -> R
     ) throws -> R {
+        // The key's turn first: a replay arriving while the first call still runs waits for
+        // it and then finds its answer, where (under row locks) it would otherwise run the
+        // body against the state the first call left and answer differently.
+        try connection.takeTurn("idempotency:" + key.rawValue)
         if let answer = try stored(R.self, connection, key: key, operation: operation, request: request) { return answer }
         let answer = try body()
         try store(answer, connection, key: key, operation: operation, requestHash: hash(operation + "\n" + request), now: now)

@@ -24,8 +24,7 @@ struct LeaseStatements {
     /// The token of `city`'s lease, read `FOR SHARE` on PostgreSQL so that a takeover
     /// (which updates the row) waits until the reading transaction ends.
     func token(of city: String) throws -> Int64? {
-        let lock: Statement = c.dialect == .postgres ? " FOR SHARE" : ""
-        return try c.fetchOne(Token.self, "SELECT token FROM city_leases WHERE city = \(city)\(sql: lock)")?.token
+        try c.fetchOne(Token.self, "SELECT token FROM city_leases WHERE city = \(city)\(sql: c.forShare)")?.token
     }
 
     /// The first lease of a city: token 1.

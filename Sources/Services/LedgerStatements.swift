@@ -36,6 +36,20 @@ struct LedgerStatements {
         }
     }
 
+    private struct AccountID: Decodable { let id: String }
+
+    /// A company account's four sums over its shards.
+    struct CompanySumsRecord: Decodable {
+        let debitsPosted: Int64
+        let creditsPosted: Int64
+        let debitsPending: Int64
+        let creditsPending: Int64
+        enum CodingKeys: String, CodingKey {
+            case debitsPosted = "debits_posted", creditsPosted = "credits_posted"
+            case debitsPending = "debits_pending", creditsPending = "credits_pending"
+        }
+    }
+
     /// An account's sums as its transfers give them.
     struct SumsRecord: Decodable {
         let account: String
@@ -63,9 +77,30 @@ struct LedgerStatements {
         try c.fetchAll(AccountRecord.self, "SELECT \(sql: Self.accountColumns) FROM ledger_accounts ORDER BY id")
     }
 
+    /// Locks the rows of `accounts` until the transaction ends, in id order (two transactions
+    /// locking overlapping sets then cannot wait for each other in a circle). PostgreSQL
+    /// only: SQLite's writer is alone.
+    func lock(_ accounts: [String]) throws {
+        guard c.dialect == .postgres, !accounts.isEmpty else { return }
+        let ids = Statement.joined(Set(accounts).sorted().map { id -> Statement in "\(id)" }, separator: ", ")
+        _ = try c.fetchAll(AccountID.self, "SELECT id FROM ledger_accounts WHERE id IN (\(sql: ids)) ORDER BY id\(sql: c.forUpdate)")
+    }
+
     /// Adds `amount` (negative to take away) to one of the sums of `account`.
     func add(_ amount: Int64, to sum: Sum, of account: String) throws {
         try c.execute("UPDATE ledger_accounts SET \(sql: sum.column) = \(sql: sum.column) + \(amount) WHERE id = \(account)")
+    }
+
+    /// The four sums of the company account `kind` (`escrow`, `revenue`, `gateway`): the
+    /// unsharded account of earlier versions and its shards together.
+    func sums(ofAccount kind: String) throws -> CompanySumsRecord {
+        try c.fetchOne(CompanySumsRecord.self, """
+            SELECT CAST(COALESCE(SUM(debits_posted), 0) AS BIGINT) AS debits_posted,
+                CAST(COALESCE(SUM(credits_posted), 0) AS BIGINT) AS credits_posted,
+                CAST(COALESCE(SUM(debits_pending), 0) AS BIGINT) AS debits_pending,
+                CAST(COALESCE(SUM(credits_pending), 0) AS BIGINT) AS credits_pending
+            FROM ledger_accounts WHERE id = \(kind) OR id LIKE \(kind + ":%")
+            """) ?? CompanySumsRecord(debitsPosted: 0, creditsPosted: 0, debitsPending: 0, creditsPending: 0)
     }
 
     /// The posted balance of every credit-normal account whose id starts with `prefix`
@@ -83,10 +118,11 @@ struct LedgerStatements {
         try c.fetchOne(RowID.self, "SELECT id FROM ledger_transfers WHERE transfer_key = \(key)")?.id
     }
 
+    /// A pending transfer, its row locked until the transaction ends.
     func pending(_ id: Int64) throws -> Ledger.Pending? {
         try c.fetchOne(Ledger.Pending.self, """
             SELECT id, debit_account, credit_account, amount, resolved FROM ledger_transfers
-            WHERE id = \(id) AND phase = 'pending'
+            WHERE id = \(id) AND phase = 'pending'\(sql: c.forUpdate)
             """)
     }
 

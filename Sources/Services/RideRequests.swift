@@ -332,7 +332,7 @@ public struct RideRequests: Sendable {
     public func pay(_ id: Int64, rider: Int64, key: IdempotencyKey) async throws(ServiceError) -> TripPayment {
         let now = milliseconds(clock.now()), percent = commissionPercent
         return try await serviceCall {
-            try await store.write(locking: Ledger.turns) { c in
+            try await store.write(locking: Ledger.turns(for: "ride:\(id)")) { c in
                 try Idempotency.once(c, key: key, operation: "ride-pay", request: "\(id)|\(rider)", now: now) {
                     let requests = RideRequestStatements(c)
                     let row = try Self.ridersRow(requests, id, rider)

@@ -9,7 +9,7 @@ import Storage
 /// rather than written.
 public enum ServiceSchema {
     /// Every migration, oldest first.
-    public static let migrations: [Migration] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10, version11]
+    public static let migrations: [Migration] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10, version11, version12]
 
     /// The schema version this build writes.
     public static var version: Int { migrations.count }
@@ -391,4 +391,25 @@ public enum ServiceSchema {
         "ALTER TABLE bookings ADD COLUMN route_choice BIGINT NOT NULL DEFAULT 0 CHECK (route_choice BETWEEN 0 AND 2)",
         "ALTER TABLE bookings ADD COLUMN driven_track TEXT",
     ])
+
+    /// The company's accounts in shards (`escrow:0` … `escrow:15`, the same for `revenue`
+    /// and `gateway`), made once here rather than opened by every payment: a trip's money
+    /// moves through its booking's shard, so trips of different shards touch no common row.
+    static let version12 = Migration(version: 12, name: "ledger-shards", statements: [
+        """
+        INSERT INTO ledger_accounts (id, normal, no_overdraft)
+        SELECT kind || ':' || CAST(shard AS TEXT), normal, no_overdraft
+        FROM (SELECT 'escrow' AS kind, 'credit' AS normal, 1 AS no_overdraft
+              UNION ALL SELECT 'revenue', 'credit', 0
+              UNION ALL SELECT 'gateway', 'debit', 0) AS kinds
+        CROSS JOIN (\(shardNumbers)) AS shards
+        WHERE 1 = 1
+        ON CONFLICT (id) DO NOTHING
+        """,
+    ])
+
+    /// `SELECT 0 AS shard UNION ALL SELECT 1 …` up to the ledger's shard count, spelt out:
+    /// both engines read it (no `generate_series` in SQLite). The `WHERE` above is SQLite's
+    /// rule for an upsert after `INSERT … SELECT`, which would otherwise read `ON` as a join's.
+    private static let shardNumbers = (0..<Ledger.shards).map { "SELECT \($0) AS shard" }.joined(separator: " UNION ALL ")
 }

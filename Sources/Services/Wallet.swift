@@ -154,14 +154,15 @@ public struct Wallet: Sendable {
     public func companyAccounts() async throws(ServiceError) -> CompanyAccounts {
         try await serviceCall {
             try await store.read { c in
-                let revenue = try Ledger.balances(c, Ledger.revenue)
-                let escrow = try Ledger.balances(c, Ledger.escrow)
-                let gateway = try Ledger.balances(c, Ledger.gateway)
                 let ledger = LedgerStatements(c)
+                let revenue = try ledger.sums(ofAccount: Ledger.company.revenue)
+                let escrow = try ledger.sums(ofAccount: Ledger.company.escrow)
+                let gateway = try ledger.sums(ofAccount: Ledger.company.gateway)
                 let drivers = try ledger.postedCredit(ofAccountsStartingWith: "driver:")
                 let wallets = try ledger.postedCredit(ofAccountsStartingWith: "wallet:")
-                return CompanyAccounts(revenue: revenue?.posted ?? 0, escrowHeld: escrow?.creditsPending ?? 0,
-                                       gatewayOwes: gateway?.posted ?? 0, owedToDrivers: drivers, owedToPassengers: wallets)
+                return CompanyAccounts(revenue: revenue.creditsPosted - revenue.debitsPosted, escrowHeld: escrow.creditsPending,
+                                       gatewayOwes: gateway.debitsPosted - gateway.creditsPosted, owedToDrivers: drivers,
+                                       owedToPassengers: wallets)
             }
         }
     }
@@ -274,7 +275,7 @@ public struct Wallet: Sendable {
     private func record(_ outcome: GatewayOutcome, intent: Int64) async throws(ServiceError) -> RefillResult {
         let now = self.now
         return try await serviceCall {
-            try await store.write(locking: Ledger.turns) { c -> RefillResult in
+            try await store.write(locking: Ledger.turns(for: "refill:\(intent)")) { c -> RefillResult in
                 let wallet = WalletStatements(c)
                 guard let refill = try wallet.intent(intent) else { throw ServiceError.notFound("refill \(intent)") }
                 let key = IdempotencyKey(unchecked: refill.idempotencyKey)
@@ -289,9 +290,8 @@ public struct Wallet: Sendable {
                 }
                 switch outcome {
                 case .approved(let reference):
-                    try Ledger.openCompanyAccounts(c)
                     try Ledger.open(c, Ledger.wallet(passenger), normal: .credit, noOverdraft: true)
-                    try Ledger.transfer(c, key: "refill:\(intent)", from: Ledger.gateway, to: Ledger.wallet(passenger),
+                    try Ledger.transfer(c, key: "refill:\(intent)", from: Ledger.gateway(for: "refill:\(intent)"), to: Ledger.wallet(passenger),
                                         amount: amount, reference: "refill:\(intent)", now: now)
                     try Outbox.enqueue(c, user: passenger, kind: .walletRefilled,
                                        payload: ["intent": "\(intent)", "amount": "\(amount)"], now: now)
@@ -328,7 +328,7 @@ public struct Wallet: Sendable {
         }
         let now = self.now
         return try await serviceCall {
-            try await store.write(locking: Ledger.turns) { c in
+            try await store.write(locking: Ledger.turns(for: reference)) { c in
                 try Idempotency.once(c, key: key, operation: "hold", request: "\(reference)|\(passenger)|\(estimate)", now: now) {
                     try Self.holdFare(c, reference: reference, passenger: passenger, estimate: estimate, now: now)
                 }
@@ -342,14 +342,14 @@ public struct Wallet: Sendable {
         try Users.require(c, passenger, role: .passenger)
         let wallet = WalletStatements(c)
         if try wallet.hasPayment(reference: reference) { throw ServiceError.conflict("trip \(reference) already has a payment") }
-        try Ledger.openCompanyAccounts(c)
         try Ledger.open(c, Ledger.wallet(passenger), normal: .credit, noOverdraft: true)
+        try Ledger.lock(c, [Ledger.wallet(passenger), Ledger.escrow(for: reference)])
         let available = try balance(c, passenger).available
         if available < estimate {
             try insertCashPayment(c, reference: reference, passenger: passenger, now: now)
             return .payCash(available: available)
         }
-        let pending = try Ledger.hold(c, key: "hold:\(reference)", from: Ledger.wallet(passenger), to: Ledger.escrow,
+        let pending = try Ledger.hold(c, key: "hold:\(reference)", from: Ledger.wallet(passenger), to: Ledger.escrow(for: reference),
                                       amount: estimate, reference: reference, now: now)
         try wallet.insertPayment(reference: reference, passenger: passenger, method: "wallet", held: estimate, pendingID: pending, at: now)
         return .held(amount: estimate)
@@ -360,7 +360,6 @@ public struct Wallet: Sendable {
     static func recordCash(_ c: any SQLConnection, reference: String, passenger: Int64, now: Int64) throws {
         try Users.require(c, passenger, role: .passenger)
         if try WalletStatements(c).hasPayment(reference: reference) { throw ServiceError.conflict("trip \(reference) already has a payment") }
-        try Ledger.openCompanyAccounts(c)
         try insertCashPayment(c, reference: reference, passenger: passenger, now: now)
     }
 
@@ -384,7 +383,7 @@ public struct Wallet: Sendable {
         }
         let now = self.now, percent = settings.commissionPercent
         return try await serviceCall {
-            try await store.write(locking: Ledger.turns) { c in
+            try await store.write(locking: Ledger.turns(for: reference)) { c in
                 try Idempotency.once(c, key: key, operation: "settle", request: "\(reference)|\(fare)|\(driver)", now: now) {
                     try Self.settleFare(c, reference: reference, fare: fare, driver: driver,
                                         commissionPercent: percent, now: now)
@@ -396,20 +395,26 @@ public struct Wallet: Sendable {
     static func settleFare(_ c: any SQLConnection, reference: String, fare: Int64, driver: Int64,
                            commissionPercent: Int64, now: Int64) throws -> TripPayment {
         let wallet = WalletStatements(c)
-        guard let payment = try wallet.payment(reference: reference) else { throw ServiceError.notFound("trip payment \(reference)") }
+        guard let payment = try wallet.payment(reference: reference, locked: true) else { throw ServiceError.notFound("trip payment \(reference)") }
         guard payment.status == "held" else { throw ServiceError.conflict("trip \(reference) is already \(payment.status)") }
         try Users.require(c, driver, role: .driver)
         let passenger = payment.passengerID, method = payment.method
         try Ledger.open(c, Ledger.driver(driver), normal: .credit, noOverdraft: false)
+        // Every account the settlement may touch, locked at once in id order.
+        try Ledger.lock(c, [Ledger.wallet(passenger), Ledger.escrow(for: reference), Ledger.revenue(for: reference),
+                                      Ledger.driver(driver)])
         var walletPaid: Int64 = 0
+        // The escrow the held money sits in (a hold of an earlier version sits in the
+        // unsharded one): everything this trip pays goes in and out of it.
+        var escrow = Ledger.escrow(for: reference)
         if method == "wallet", let pendingID = payment.pendingID {
             let held = payment.held
             walletPaid = min(fare, held)
-            try Ledger.resolve(c, pendingID: pendingID, post: walletPaid, key: "post:\(reference)",
-                               reference: reference, now: now)
+            escrow = try Ledger.resolve(c, pendingID: pendingID, post: walletPaid, key: "post:\(reference)",
+                                        reference: reference, now: now)
             let extra = fare - walletPaid
             if extra > 0, try balance(c, passenger).available >= extra {
-                try Ledger.transfer(c, key: "extra:\(reference)", from: Ledger.wallet(passenger), to: Ledger.escrow,
+                try Ledger.transfer(c, key: "extra:\(reference)", from: Ledger.wallet(passenger), to: escrow,
                                     amount: extra, reference: reference, now: now)
                 walletPaid += extra
             }
@@ -418,10 +423,11 @@ public struct Wallet: Sendable {
         let commission = (fare * commissionPercent + 50) / 100
         // The escrow pays out what the wallet paid: the commission first, the driver the rest.
         let fromEscrowToRevenue = min(commission, walletPaid)
-        try payOut(c, walletPaid, commission: fromEscrowToRevenue, driver: driver, keys: ("commission", "payout"), reference: reference, now: now)
+        try payOut(c, walletPaid, from: escrow, commission: fromEscrowToRevenue, driver: driver, keys: ("commission", "payout"),
+                   reference: reference, now: now)
         // The driver collected the cash part, commission included: the driver owes it.
         if commission - fromEscrowToRevenue > 0 {
-            try Ledger.transfer(c, key: "cash-commission:\(reference)", from: Ledger.driver(driver), to: Ledger.revenue,
+            try Ledger.transfer(c, key: "cash-commission:\(reference)", from: Ledger.driver(driver), to: Ledger.revenue(for: reference),
                                 amount: commission - fromEscrowToRevenue, reference: reference, now: now)
         }
         try wallet.settle(reference: reference, driver: driver, fare: fare, walletPaid: walletPaid, cashPaid: cashPaid,
@@ -437,7 +443,7 @@ public struct Wallet: Sendable {
         try Validate.reference(reference)
         let now = self.now
         let _: Bool = try await serviceCall {
-            try await store.write(locking: Ledger.turns) { c in
+            try await store.write(locking: Ledger.turns(for: reference)) { c in
                 try Idempotency.once(c, key: key, operation: "release", request: reference, now: now) {
                     try Self.releaseFare(c, reference: reference, now: now)
                     return true
@@ -448,9 +454,10 @@ public struct Wallet: Sendable {
 
     static func releaseFare(_ c: any SQLConnection, reference: String, now: Int64) throws {
         let wallet = WalletStatements(c)
-        guard let payment = try wallet.payment(reference: reference) else { throw ServiceError.notFound("trip payment \(reference)") }
+        guard let payment = try wallet.payment(reference: reference, locked: true) else { throw ServiceError.notFound("trip payment \(reference)") }
         guard payment.status == "held" else { throw ServiceError.conflict("trip \(reference) is already \(payment.status)") }
         if let pendingID = payment.pendingID {
+            try Ledger.lock(c, [Ledger.wallet(payment.passengerID), Ledger.escrow(for: reference)])
             try Ledger.resolve(c, pendingID: pendingID, post: 0, key: "void:\(reference)", reference: reference, now: now)
         }
         try wallet.release(reference: reference, at: now)
@@ -458,16 +465,17 @@ public struct Wallet: Sendable {
 }
 
 extension Wallet {
-    /// Pays `amount` out of escrow: `commission` of it to revenue, the rest to the driver,
-    /// each transfer idempotent by its key (`keys.commission:reference`, `keys.payout:reference`).
-    static func payOut(_ c: any SQLConnection, _ amount: Int64, commission: Int64, driver: Int64, keys: (commission: String, payout: String),
-                       reference: String, now: Int64) throws {
+    /// Pays `amount` out of the escrow account `escrow`: `commission` of it to the revenue
+    /// shard of `reference`, the rest to the driver, each transfer idempotent by its key
+    /// (`keys.commission:reference`, `keys.payout:reference`).
+    static func payOut(_ c: any SQLConnection, _ amount: Int64, from escrow: String, commission: Int64, driver: Int64,
+                       keys: (commission: String, payout: String), reference: String, now: Int64) throws {
         if commission > 0 {
-            try Ledger.transfer(c, key: "\(keys.commission):\(reference)", from: Ledger.escrow, to: Ledger.revenue,
+            try Ledger.transfer(c, key: "\(keys.commission):\(reference)", from: escrow, to: Ledger.revenue(for: reference),
                                 amount: commission, reference: reference, now: now)
         }
         if amount - commission > 0 {
-            try Ledger.transfer(c, key: "\(keys.payout):\(reference)", from: Ledger.escrow, to: Ledger.driver(driver),
+            try Ledger.transfer(c, key: "\(keys.payout):\(reference)", from: escrow, to: Ledger.driver(driver),
                                 amount: amount - commission, reference: reference, now: now)
         }
     }
@@ -478,13 +486,16 @@ extension Wallet {
     static func payConfirmed(_ c: any SQLConnection, reference: String, passenger: Int64, amount: Int64, driver: Int64,
                              commissionPercent: Int64, now: Int64) throws {
         guard amount > 0, amount <= FareLimits.maximumFare else { throw ServiceError.invalid(field: "amount", reason: "out of range") }
+        try Ledger.lock(c, [Ledger.wallet(passenger), Ledger.escrow(for: reference), Ledger.revenue(for: reference),
+                                      Ledger.driver(driver)])
         guard try balance(c, passenger).available >= amount else {
             throw ServiceError.conflict("the wallet holds less than \(amount); top it up first")
         }
-        try Ledger.transfer(c, key: "confirmed:\(reference)", from: Ledger.wallet(passenger), to: Ledger.escrow,
+        let escrow = Ledger.escrow(for: reference)
+        try Ledger.transfer(c, key: "confirmed:\(reference)", from: Ledger.wallet(passenger), to: escrow,
                             amount: amount, reference: reference, now: now)
         let commission = (amount * commissionPercent + 50) / 100
-        try payOut(c, amount, commission: commission, driver: driver, keys: ("confirmed-commission", "confirmed-payout"),
+        try payOut(c, amount, from: escrow, commission: commission, driver: driver, keys: ("confirmed-commission", "confirmed-payout"),
                    reference: reference, now: now)
         try WalletStatements(c).addConfirmed(reference: reference, amount: amount, commission: commission, at: now)
     }

@@ -88,9 +88,10 @@ struct WalletStatements {
         try c.first("SELECT reference FROM trip_payments WHERE reference = \(reference)") != nil
     }
 
-    func payment(reference: String) throws -> PaymentRecord? {
+    /// A trip's payment; `locked` for a transaction that settles or releases it.
+    func payment(reference: String, locked: Bool = false) throws -> PaymentRecord? {
         try c.fetchOne(PaymentRecord.self, """
-            SELECT passenger_id, method, held, pending_id, status FROM trip_payments WHERE reference = \(reference)
+            SELECT passenger_id, method, held, pending_id, status FROM trip_payments WHERE reference = \(reference)\(sql: locked ? c.forUpdate : "")
             """)
     }
 

@@ -26,7 +26,53 @@ public protocol SQLConnection {
     func query(_ sql: String, _ arguments: [SQLValue]) throws -> [Row]
 }
 
+/// The advisory lock key of a turn's name on PostgreSQL: FNV-1a over its UTF-8 bytes, as a
+/// signed 64-bit integer (the `bigint` key space). A collision only makes two turns wait
+/// for each other.
+public func turnKey(_ name: String) -> Int64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    return Int64(bitPattern: hash)
+}
+
+/// How a write transaction keeps its rules against the transactions running beside it.
+///
+/// SQLite runs one writer at a time, so both are serializable there.
+public enum WriteIsolation: Sendable {
+    /// `SERIALIZABLE` on PostgreSQL: the outcome of some serial order whatever the body
+    /// reads, at the price of aborting (and running again) transactions whose reads and
+    /// writes cross, which on a busy table includes many that never touched the same row.
+    case serializable
+    /// `READ COMMITTED` on PostgreSQL with row locks: the body locks every row whose value
+    /// decides what it writes (``SQLConnection/forUpdate`` on the query that reads it),
+    /// before it reads it, and each statement sees what committed before it. Transactions
+    /// that touch different rows then never wait for or abort each other. Rows it changes
+    /// without reading are safe without a lock: an `UPDATE … SET x = x + …` applies to the
+    /// latest committed row. A unique violation is taken for a concurrent insert of the same
+    /// key, and the body runs again (and finds that row).
+    case rowLocks
+}
+
 extension SQLConnection {
+    /// What ends a query that reads rows the transaction will change or decide by: `FOR NO
+    /// KEY UPDATE` on PostgreSQL (a row lock that still lets other rows reference the row),
+    /// nothing on SQLite, whose writer is alone. For ``WriteIsolation/rowLocks``.
+    public var forUpdate: Statement { dialect == .postgres ? " FOR NO KEY UPDATE" : "" }
+
+    /// What ends a query that reads a row the transaction decides by but does not change:
+    /// `FOR SHARE` on PostgreSQL (a writer of that row waits until this transaction ends),
+    /// nothing on SQLite.
+    public var forShare: Statement { dialect == .postgres ? " FOR SHARE" : "" }
+
+    /// Waits, inside the transaction, until no other transaction holds the turn `name`, and
+    /// holds it until this one ends (a transaction-level advisory lock on PostgreSQL; nothing
+    /// on SQLite). For ``WriteIsolation/rowLocks``: a serializable transaction has taken its
+    /// snapshot by then, so it should name its turns to ``SQLStore/blockingWrite(locking:isolation:_:)``.
+    public func takeTurn(_ name: String) throws {
+        guard dialect == .postgres else { return }
+        try execute("SELECT pg_advisory_xact_lock(\(turnKey(name)))")
+    }
+
     /// The first row of a query, or nil when it returns none.
     ///
     /// (A statement without arguments is a ``Statement``: `first("SELECT 1 AS one")`.
@@ -57,15 +103,18 @@ public protocol SQLStore: Sendable {
     /// the blocking form is for command-line tools, migrations and tests.
     ///
     /// - Parameters:
-    ///   - tables: tables whose writers take turns: the transaction waits, before it reads
+    ///   - turns: names of turns its writers take: the transaction waits, before it reads
     ///     anything, until no other transaction that names one of them is running, on any
-    ///     node. Why: rows that every transaction of a kind updates (the company's ledger
-    ///     accounts are in every payment) make concurrent serializable transactions abort
-    ///     each other; taking turns up front turns those aborts into short waits. SQLite
-    ///     already runs one writer at a time and ignores it.
+    ///     node. Why: rows that many transactions update (a ledger account every trip of a
+    ///     shard pays through) make concurrent serializable transactions abort each other;
+    ///     taking turns up front turns those aborts into short waits, and transactions that
+    ///     name different turns still run at once. Correctness never depends on them. SQLite
+    ///     already runs one writer at a time and ignores them.
+    ///   - isolation: how the transaction keeps its rules against concurrent ones.
     ///   - body: the work, run once (again after a serialization failure on PostgreSQL).
     @discardableResult
-    func blockingWrite<T>(locking tables: [String], _ body: (any SQLConnection) throws -> T) throws -> T
+    func blockingWrite<T>(locking turns: [String], isolation: WriteIsolation,
+                          _ body: (any SQLConnection) throws -> T) throws -> T
     /// Runs `body` in a read-only transaction that sees one consistent snapshot.
     func blockingRead<T>(_ body: (any SQLConnection) throws -> T) throws -> T
     /// Closes the store's connections. Later calls throw ``StoreError/closed``.
@@ -77,19 +126,27 @@ extension SQLStore {
     /// the calling thread until it commits.
     @discardableResult
     public func blockingWrite<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
-        try blockingWrite(locking: [], body)
+        try blockingWrite(locking: [], isolation: .serializable, body)
+    }
+
+    /// Runs `body` in a read-write transaction that takes `turns` (see
+    /// ``blockingWrite(locking:isolation:_:)``), serializable.
+    @discardableResult
+    public func blockingWrite<T>(locking turns: [String], _ body: (any SQLConnection) throws -> T) throws -> T {
+        try blockingWrite(locking: turns, isolation: .serializable, body)
     }
 
     /// Runs `body` in a read-write transaction without blocking a Swift concurrency thread:
     /// the blocking call runs on a Dispatch worker.
     ///
     /// - Parameters:
-    ///   - tables: tables whose writers take turns (see ``blockingWrite(locking:_:)``).
+    ///   - turns: the turns its writers take (see ``blockingWrite(locking:isolation:_:)``).
+    ///   - isolation: serializable unless the body locks what it decides by.
     ///   - body: the work.
     @discardableResult
-    public func write<T: Sendable>(locking tables: [String] = [],
+    public func write<T: Sendable>(locking turns: [String] = [], isolation: WriteIsolation = .serializable,
                                    _ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
-        try await offThePool { try self.blockingWrite(locking: tables, body) }
+        try await offThePool { try self.blockingWrite(locking: turns, isolation: isolation, body) }
     }
 
     /// Runs `body` in a read-only transaction without blocking a Swift concurrency thread.

@@ -78,10 +78,10 @@ struct MeasuredStore: SQLStore {
 
     var dialect: SQLDialect { base.dialect }
 
-    func blockingWrite<T>(locking tables: [String], _ body: (any SQLConnection) throws -> T) throws -> T {
+    func blockingWrite<T>(locking turns: [String], isolation: WriteIsolation, _ body: (any SQLConnection) throws -> T) throws -> T {
         let start = ContinuousClock.now
         defer { metrics.store("write", duration: ContinuousClock.now - start) }
-        return try base.blockingWrite(locking: tables, body)
+        return try base.blockingWrite(locking: turns, isolation: isolation, body)
     }
 
     func blockingRead<T>(_ body: (any SQLConnection) throws -> T) throws -> T {

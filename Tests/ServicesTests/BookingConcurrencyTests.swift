@@ -78,7 +78,7 @@ struct BookingConcurrencyTests {
             #expect(try await h.wallet.balance(of: p) == WalletBalance(available: topUp - paid, held: 0))
         }
         let revenue = try await h.store.read { c in
-            try c.first("SELECT credits_posted - debits_posted AS b FROM ledger_accounts WHERE id = 'revenue'")!.int64("b")
+            try c.first("SELECT CAST(SUM(credits_posted - debits_posted) AS BIGINT) AS b FROM ledger_accounts WHERE id LIKE 'revenue:%'")!.int64("b")
         }
         #expect(revenue == trips.reduce(0) { $0 + $1.invoice.commission })
     }
