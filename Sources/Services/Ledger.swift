@@ -102,21 +102,6 @@ enum Ledger {
         }
     }
 
-    enum TransferFailure: Error, Equatable {
-        /// The debit account would go below zero: what it has.
-        case exceedsBalance(available: Int64)
-    }
-
-    /// Whether `amount` more on the debit side of `debitAccount` keeps it at or above zero.
-    static func check(_ c: any SQLConnection, debit debitAccount: String, amount: Int64) throws {
-        guard let balances = try balances(c, debitAccount) else {
-            throw StoreError.statement("ledger account \(debitAccount) is missing")
-        }
-        if balances.noOverdraft && balances.normal == .credit && balances.available < amount {
-            throw TransferFailure.exceedsBalance(available: max(0, balances.available))
-        }
-    }
-
     /// A transfer posted at once. Returns its id, or the existing id when `key` was used.
     @discardableResult
     static func transfer(_ c: any SQLConnection, key: String, from debit: String, to credit: String,
@@ -130,15 +115,20 @@ enum Ledger {
         try move(c, key: key, from: debit, to: credit, amount: amount, pending: true, reference: reference, now: now)
     }
 
+    /// Two statements, whatever the accounts: the transfer's row, then both accounts' sums
+    /// in one update. A key already used returns its transfer and changes nothing (a replay).
+    /// An overdraft is refused by the schema's check on the account row, which fails the
+    /// whole transaction: callers check the balance first where they have a kinder answer
+    /// (a wallet too low for a hold pays in cash).
     private static func move(_ c: any SQLConnection, key: String, from debit: String, to credit: String,
                              amount: Int64, pending: Bool, reference: String, now: Int64) throws -> Int64 {
-        if let existing = try existingTransfer(c, key) { return existing }
-        try check(c, debit: debit, amount: amount)
-        let id = try insert(c, key: key, debit: debit, credit: credit, amount: amount, phase: pending ? "pending" : "single",
-                            pendingID: nil, reference: reference, now: now)
         let ledger = LedgerStatements(c)
-        try ledger.add(amount, to: pending ? .debitsPending : .debitsPosted, of: debit)
-        try ledger.add(amount, to: pending ? .creditsPending : .creditsPosted, of: credit)
+        guard let id = try ledger.insertTransfer(key: key, debit: debit, credit: credit, amount: amount,
+                                                 phase: pending ? "pending" : "single", pendingID: nil, reference: reference, at: now) else {
+            guard let existing = try ledger.transfer(key: key) else { throw StoreError.statement("transfer \(key) vanished") }
+            return existing
+        }
+        try ledger.shift(debit: debit, credit: credit, posted: pending ? 0 : amount, pending: pending ? amount : 0)
         return id
     }
 
@@ -168,29 +158,11 @@ enum Ledger {
             throw StoreError.statement("posting \(amount) of a hold of \(p.amount)")
         }
         try ledger.markResolved(p.id)
-        try ledger.add(-p.amount, to: .debitsPending, of: p.debit)
-        try ledger.add(-p.amount, to: .creditsPending, of: p.credit)
-        if amount > 0 {
-            try insert(c, key: key, debit: p.debit, credit: p.credit, amount: amount, phase: "post",
-                       pendingID: p.id, reference: reference, now: now)
-            try ledger.add(amount, to: .debitsPosted, of: p.debit)
-            try ledger.add(amount, to: .creditsPosted, of: p.credit)
-        } else {
-            try insert(c, key: key, debit: p.debit, credit: p.credit, amount: p.amount, phase: "void",
-                       pendingID: p.id, reference: reference, now: now)
-        }
+        _ = try ledger.insertTransfer(key: key, debit: p.debit, credit: p.credit, amount: amount > 0 ? amount : p.amount,
+                                      phase: amount > 0 ? "post" : "void", pendingID: p.id, reference: reference, at: now)
+        // The hold released and the posted part added, on both accounts, in one update.
+        try ledger.shift(debit: p.debit, credit: p.credit, posted: amount, pending: -p.amount)
         return p.credit
-    }
-
-    private static func existingTransfer(_ c: any SQLConnection, _ key: String) throws -> Int64? {
-        try LedgerStatements(c).transfer(key: key)
-    }
-
-    @discardableResult
-    private static func insert(_ c: any SQLConnection, key: String, debit: String, credit: String, amount: Int64,
-                               phase: String, pendingID: Int64?, reference: String, now: Int64) throws -> Int64 {
-        try LedgerStatements(c).insertTransfer(key: key, debit: debit, credit: credit, amount: amount, phase: phase,
-                                               pendingID: pendingID, reference: reference, at: now)
     }
 }
 

@@ -7,14 +7,6 @@ struct LedgerStatements {
     let c: any SQLConnection
     init(_ c: any SQLConnection) { self.c = c }
 
-    /// Which of an account's four sums a change goes to. Column names from fixed spellings,
-    /// never from input, spliced as SQL.
-    enum Sum: String {
-        case debitsPosted = "debits_posted", creditsPosted = "credits_posted"
-        case debitsPending = "debits_pending", creditsPending = "credits_pending"
-        var column: Statement { Statement(rawValue) }
-    }
-
     /// Which side of a transfer an account is on.
     enum Side: String {
         case debit = "debit_account", credit = "credit_account"
@@ -86,9 +78,21 @@ struct LedgerStatements {
         _ = try c.fetchAll(AccountID.self, "SELECT id FROM ledger_accounts WHERE id IN (\(sql: ids)) ORDER BY id\(sql: c.forUpdate)")
     }
 
-    /// Adds `amount` (negative to take away) to one of the sums of `account`.
-    func add(_ amount: Int64, to sum: Sum, of account: String) throws {
-        try c.execute("UPDATE ledger_accounts SET \(sql: sum.column) = \(sql: sum.column) + \(amount) WHERE id = \(account)")
+    /// Adds `posted` and `pending` (negative to take away) to the debit sums of `debit` and
+    /// the credit sums of `credit`, in one statement.
+    /// - Throws: when an account is missing (fewer rows changed than named).
+    func shift(debit: String, credit: String, posted: Int64, pending: Int64) throws {
+        let changed = try c.execute("""
+            UPDATE ledger_accounts SET
+                debits_posted = debits_posted + CASE WHEN id = \(debit) THEN \(posted) ELSE 0 END,
+                debits_pending = debits_pending + CASE WHEN id = \(debit) THEN \(pending) ELSE 0 END,
+                credits_posted = credits_posted + CASE WHEN id = \(credit) THEN \(posted) ELSE 0 END,
+                credits_pending = credits_pending + CASE WHEN id = \(credit) THEN \(pending) ELSE 0 END
+            WHERE id IN (\(debit), \(credit))
+            """)
+        guard changed == (debit == credit ? 1 : 2) else {
+            throw StoreError.statement("ledger account \(debit) or \(credit) is missing")
+        }
     }
 
     /// The four sums of the company account `kind` (`escrow`, `revenue`, `gateway`): the
@@ -130,14 +134,16 @@ struct LedgerStatements {
         try c.execute("UPDATE ledger_transfers SET resolved = 1 WHERE id = \(id)")
     }
 
-    /// Writes a transfer row; returns its id.
+    /// Writes a transfer row; returns its id, or nil when `key` was used already (nothing
+    /// written).
     func insertTransfer(key: String, debit: String, credit: String, amount: Int64, phase: String, pendingID: Int64?,
-                        reference: String, at now: Int64) throws -> Int64 {
-        try c.insertReturningID("""
+                        reference: String, at now: Int64) throws -> Int64? {
+        try c.fetchOne(RowID.self, """
             INSERT INTO ledger_transfers
                 (transfer_key, debit_account, credit_account, amount, phase, pending_id, reference, created_ms)
-            VALUES (\(key), \(debit), \(credit), \(amount), \(phase), \(pendingID), \(reference), \(now)) RETURNING id
-            """, into: "ledger_transfers")
+            VALUES (\(key), \(debit), \(credit), \(amount), \(phase), \(pendingID), \(reference), \(now))
+            ON CONFLICT (transfer_key) DO NOTHING RETURNING id
+            """)?.id
     }
 
     func transferCount() throws -> Int64 {
