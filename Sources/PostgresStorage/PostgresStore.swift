@@ -6,10 +6,11 @@ import Storage
 
 /// The store for many nodes: PostgreSQL through postgres-nio.
 ///
-/// It keeps a small pool of connections and runs each ``blockingWrite(locking:_:)`` as a `SERIALIZABLE`
-/// transaction: PostgreSQL then guarantees the outcome of some serial order, and when it
-/// cannot (SQLSTATE 40001 or 40P01) the store rolls back and runs the body again, a bounded
-/// number of times. Bodies are synchronous and do database work only, so running one again
+/// It keeps a small pool of connections and runs each ``blockingWrite(locking:isolation:_:)``
+/// as a `SERIALIZABLE` transaction (or, asked for row locks, a `READ COMMITTED` one whose body
+/// locks what it decides by): PostgreSQL then guarantees the outcome of some serial order,
+/// and when it cannot (SQLSTATE 40001 or 40P01) the store rolls back and runs the body
+/// again, a bounded number of times. Bodies are synchronous and do database work only, so running one again
 /// is safe.
 ///
 /// Calls block their thread on the network; the async `write`/`read` of `SQLStore` run
@@ -81,7 +82,7 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
     /// Sorted, so that two writers naming the same turns take them in one order and cannot
     /// deadlock; a connection that dies releases its locks with its session.
     ///
-    /// With ``WriteIsolation/rowLocks`` the transaction is `READ COMMITTED` instead, and a
+    /// With `WriteIsolation.rowLocks` the transaction is `READ COMMITTED` instead, and a
     /// unique violation (SQLSTATE 23505) runs the body again like a serialization failure:
     /// at that level it means a concurrent transaction committed the same key first, and the
     /// body, run again, sees that row and answers by its rules.

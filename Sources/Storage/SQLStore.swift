@@ -99,7 +99,7 @@ public protocol SQLStore: Sendable {
     var dialect: SQLDialect { get }
     /// Runs `body` in a read-write transaction; blocks the calling thread until it commits.
     ///
-    /// Services call the async ``write(locking:_:)``, which runs this on a Dispatch worker;
+    /// Services call the async ``write(locking:isolation:_:)``, which runs this on a Dispatch worker;
     /// the blocking form is for command-line tools, migrations and tests.
     ///
     /// - Parameters:
