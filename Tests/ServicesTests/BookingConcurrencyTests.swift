@@ -83,6 +83,64 @@ struct BookingConcurrencyTests {
         #expect(revenue == trips.reduce(0) { $0 + $1.invoice.commission })
     }
 
+    /// The rules the booking path keeps with row locks rather than `SERIALIZABLE`, each hit
+    /// by many calls at once: a passenger's bookings take turns on the passenger's row, and a
+    /// booking's changes on the booking's row.
+    @Test("at once: six bookings by one passenger leave one; a trip completed twice with two keys is paid once", arguments: Engine.allCases)
+    func rulesUnderConcurrency(engine: Engine) async throws {
+        guard let h = try Harness(engine) else { return }
+        let offers = Locked<[Int: DriverOffer]>([:])
+        let bookings = try Bookings(store: h.store, city: Monaco.city(), scheduler: h.clock,
+                                    offers: { o in offers.withLock { $0[o.booking] = o } })
+        let admin = try await h.adminSession()
+        let d = try await h.driver(1, adminSession: admin).id
+        try await bookings.startShift(driver: d, cab: CabProfile(id: "cab-1", type: .sedan, seats: 4))
+        try bookings.report(driver: d, position: Monaco.casino, at: h.clock.now())
+        try bookings.setAvailable(driver: d, true)
+        let p = try await h.passenger(1).id
+        _ = try await h.wallet.refill(passenger: p, amount: 500_000, paymentToken: "tok_visa", key: .random())
+
+        // Six bookings for now, each with its own key: the conflict rule (no two within 30
+        // minutes) reads bookings no call has locked, so only the passenger's row keeps it.
+        let outcomes: [Int?] = await withTaskGroup(of: Int?.self) { group in
+            for k in 0..<6 {
+                group.addTask {
+                    try? await bookings.bookNow(BookingRequest(passenger: p, pickup: Monaco.casino, destination: Monaco.palace, cabType: .sedan),
+                                                key: try IdempotencyKey("book-at-once-\(k)")).number
+                }
+            }
+            var all: [Int?] = []
+            for await o in group { all.append(o) }
+            return all
+        }
+        let booked = outcomes.compactMap { $0 }
+        #expect(booked.count == 1, "one booking stands, the others are refused: \(outcomes)")
+        let number = try #require(booked.first)
+        let offer = try #require(offers.withLock { $0.removeValue(forKey: number) })
+        try await bookings.answer(offer: offer.id, driver: d, accept: true)
+        try await bookings.arrived(number, driver: d)
+        try await bookings.started(number, driver: d)
+
+        // The driver's phone completes the trip four times at once, with four keys: one
+        // completes it, the others find it completed; the wallet is charged once.
+        let completions: [TripInvoice?] = await withTaskGroup(of: TripInvoice?.self) { group in
+            for k in 0..<4 {
+                group.addTask {
+                    try? await bookings.complete(number, driver: d, trip: TripReport(metres: 2_000), key: try IdempotencyKey("complete-at-once-\(k)"))
+                }
+            }
+            var all: [TripInvoice?] = []
+            for await o in group { all.append(o) }
+            return all
+        }
+        let invoices = completions.compactMap { $0 }
+        #expect(invoices.count == 1, "one completion, the others refused")
+        let invoice = try #require(invoices.first)
+        #expect(try await h.wallet.balance(of: p) == WalletBalance(available: 500_000 - invoice.walletPaid, held: 0))
+        let audit = try LedgerAudit.run(on: h.store)
+        #expect(audit.isSound && audit.totalDebitsPending == 0, "\(audit)")
+    }
+
     @Test("the path from the dispatcher to an offer stays as deep on the 40th booking as on the first")
     func notificationPathDoesNotGrow() async throws {
         guard let h = try Harness(.sqlite) else { return }
