@@ -12,13 +12,32 @@ bash scripts/setup.sh
 # A throwaway PostgreSQL server on loopback for the store tests (installed when missing),
 # stopped when this script ends however it ends.
 pgdir=$(mktemp -d /tmp/wayfare-pg.XXXXXX)
-trap 'bash scripts/postgres.sh stop "$pgdir"; rm -rf "$pgdir"' EXIT
+clusterdir=$(mktemp -d /tmp/wayfare-cluster.XXXXXX)
+trap 'bash scripts/postgres.sh stop "$pgdir"; rm -rf "$pgdir"; bash scripts/pg-cluster.sh stop "$clusterdir"; rm -rf "$clusterdir"' EXIT
 pgport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 WAYFARE_POSTGRES_URL=$(bash scripts/postgres.sh start "$pgdir" "$pgport" | tail -1)
 # The server's self-signed certificate: the TLS tests verify the server against it.
 WAYFARE_POSTGRES_CA="$pgdir/server.crt"
 export WAYFARE_POSTGRES_URL WAYFARE_POSTGRES_CA
 echo "== PostgreSQL for the store tests on 127.0.0.1:$pgport"
+# A store that fails over for the failover test: PostgreSQL under Patroni with a synchronous
+# standby, etcd and HAProxy (installed when missing), on 23 ports from a free base.
+clusterbase=$(python3 - <<'PY'
+import random, socket
+for _ in range(200):
+    base = random.randrange(20000, 60000)
+    try:
+        for port in [base, base + 1, base + 2, base + 11, base + 12, base + 21, base + 22]:
+            s = socket.socket(); s.bind(("127.0.0.1", port)); s.close()
+        print(base); break
+    except OSError:
+        continue
+PY
+)
+WAYFARE_CLUSTER_URL=$(bash scripts/pg-cluster.sh start "$clusterdir" "$clusterbase" | tail -1)
+WAYFARE_CLUSTER_DIR=$clusterdir
+export WAYFARE_CLUSTER_URL WAYFARE_CLUSTER_DIR
+echo "== A PostgreSQL cluster that fails over (Patroni, etcd, HAProxy) behind 127.0.0.1:$clusterbase"
 echo "== Package.swift against the imports and the layer comment (both packages)"
 python3 scripts/check-imports.py
 echo "== Each service's SQL in its …Statements type, rows decoded into Decodable records"

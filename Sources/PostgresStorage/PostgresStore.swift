@@ -27,6 +27,7 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
     private let endpoint: String
     private let logger: Logger
     private let maxRetries: Int
+    private let answerTimeout: TimeInterval
     private let slots: DispatchSemaphore
     private let state = Locked(PoolState())
 
@@ -51,14 +52,21 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
     ///   - maxConnections: at most this many transactions run at once; more wait.
     ///   - maxRetries: how many times a body runs again after serialization failures before
     ///     the call throws `StoreError/conflict(_:)`.
+    ///   - answerTimeout: seconds a statement may go unanswered before its connection is
+    ///     taken for dead, closed, and the call throws `StoreError/unavailable(_:)`. Why: a
+    ///     server killed behind a proxy can leave a connection open that never answers, and a
+    ///     call must fail (so that its caller retries, with its idempotency key, against the
+    ///     new primary) rather than hang.
     /// - Throws: `StoreError/unavailable(_:)` naming the host when the address is malformed
     ///   or the server cannot be reached.
-    public init(url: String, password: String? = nil, maxConnections: Int = 8, maxRetries: Int = 30) throws(StoreError) {
+    public init(url: String, password: String? = nil, maxConnections: Int = 8, maxRetries: Int = 30,
+                answerTimeout: TimeInterval = 60) throws(StoreError) {
         var (configuration, endpoint) = try Self.configuration(from: url)
         if let password { configuration.password = password }
         self.configuration = configuration
         self.endpoint = endpoint
         self.maxRetries = maxRetries
+        self.answerTimeout = answerTimeout
         self.slots = DispatchSemaphore(value: max(1, maxConnections))
         var logger = Logger(label: "wayfare.postgres")
         logger.logLevel = .error
@@ -120,7 +128,7 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
         defer { slots.signal() }
         let connection = try acquire()
         do {
-            try PostgresSession(connection: connection, logger: logger).execute(sql, [])
+            try PostgresSession(connection: connection, logger: logger, answerTimeout: answerTimeout).execute(sql, [])
             release(connection, healthy: true)
         } catch {
             release(connection, healthy: !connection.isClosed)
@@ -135,7 +143,7 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
         var attempt = 0
         while true {
             let connection = try acquire()
-            let session = PostgresSession(connection: connection, logger: logger)
+            let session = PostgresSession(connection: connection, logger: logger, answerTimeout: answerTimeout)
             var locked = false
             do {
                 for key in turns { locked = true; try session.execute("SELECT pg_advisory_lock($1)", [.integer(key)]) }
@@ -148,8 +156,9 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
                 release(connection, healthy: unlocked)
                 return result
             } catch {
-                // A connection whose locks cannot be released is closed, which releases them.
-                var healthy = !connection.isClosed && (try? session.execute("ROLLBACK", [])) != nil
+                // A connection whose locks cannot be released is closed, which releases them;
+                // one that stopped answering is not asked to roll back.
+                var healthy = !session.abandoned.withLock({ $0 }) && !connection.isClosed && (try? session.execute("ROLLBACK", [])) != nil
                 if healthy, locked { healthy = (try? session.execute("SELECT pg_advisory_unlock_all()", [])) != nil }
                 release(connection, healthy: healthy)
                 if PostgresSession.isRetryable(error, uniqueViolations: retryingUniqueViolations), attempt < maxRetries {
@@ -242,6 +251,10 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
 struct PostgresSession: SQLConnection {
     let connection: PostgresConnection
     let logger: Logger
+    /// Seconds a statement may go unanswered (see `PostgresStore.init`).
+    let answerTimeout: TimeInterval
+    /// Set when a statement went unanswered and the connection was closed.
+    let abandoned = Locked(false)
     var dialect: SQLDialect { .postgres }
 
     @discardableResult
@@ -271,8 +284,16 @@ struct PostgresSession: SQLConnection {
             }
         }
         let query = PostgresQuery(unsafeSQL: numberingPlaceholders(sql), binds: binds)
+        let answer = connection.query(query, logger: logger)
+        let answered = DispatchSemaphore(value: 0)
+        answer.whenComplete { _ in answered.signal() }
+        if answered.wait(timeout: .now() + answerTimeout) == .timedOut {
+            abandoned.withLock { $0 = true }
+            let _: EventLoopFuture<Void> = connection.close()
+            throw StoreError.unavailable("the server did not answer in \(Int(answerTimeout)) s; the connection was closed")
+        }
         do {
-            return try connection.query(query, logger: logger).wait()
+            return try answer.wait()  // answered: returns at once
         } catch {
             throw Self.translate(error)
         }
