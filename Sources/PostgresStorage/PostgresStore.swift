@@ -56,7 +56,8 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
     ///     taken for dead, closed, and the call throws `StoreError/unavailable(_:)`. Why: a
     ///     server killed behind a proxy can leave a connection open that never answers, and a
     ///     call must fail (so that its caller retries, with its idempotency key, against the
-    ///     new primary) rather than hang.
+    ///     new primary) rather than hang. A longer statement (a migration building an index on
+    ///     a large table) needs a store opened with a longer timeout.
     /// - Throws: `StoreError/unavailable(_:)` naming the host when the address is malformed
     ///   or the server cannot be reached.
     public init(url: String, password: String? = nil, maxConnections: Int = 8, maxRetries: Int = 30,

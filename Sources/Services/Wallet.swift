@@ -402,7 +402,7 @@ public struct Wallet: Sendable {
         try Ledger.open(c, Ledger.driver(driver), normal: .credit, noOverdraft: false)
         // Every account the settlement may touch, locked at once in id order.
         try Ledger.lock(c, [Ledger.wallet(passenger), Ledger.escrow(for: reference), Ledger.revenue(for: reference),
-                                      Ledger.driver(driver)])
+                            Ledger.driver(driver)])
         var walletPaid: Int64 = 0
         // The escrow the held money sits in (a hold of an earlier version sits in the
         // unsharded one): everything this trip pays goes in and out of it.
@@ -487,7 +487,7 @@ extension Wallet {
                              commissionPercent: Int64, now: Int64) throws {
         guard amount > 0, amount <= FareLimits.maximumFare else { throw ServiceError.invalid(field: "amount", reason: "out of range") }
         try Ledger.lock(c, [Ledger.wallet(passenger), Ledger.escrow(for: reference), Ledger.revenue(for: reference),
-                                      Ledger.driver(driver)])
+                            Ledger.driver(driver)])
         guard try balance(c, passenger).available >= amount else {
             throw ServiceError.conflict("the wallet holds less than \(amount); top it up first")
         }
