@@ -45,9 +45,16 @@ leader() {
     done
 }
 
+if [[ "$command" =~ ^(primary|kill-primary|stop)$ && ! -f "$dir/base_port" ]]; then
+    [[ "$command" == stop ]] && exit 0
+    echo "pg-cluster: $dir holds no cluster (start one with: $0 start $dir)" >&2
+    exit 1
+fi
+
 case "$command" in
 start)
     base=${3:-55440}
+    [[ "$base" =~ ^[0-9]+$ ]] && (( base >= 1024 && base <= 65500 )) || { echo "pg-cluster: BASE_PORT must be a number from 1024 to 65500, not '$base'" >&2; exit 2; }
     if ! command -v patroni >/dev/null || ! command -v etcd >/dev/null || ! command -v haproxy >/dev/null; then
         echo "== installing Patroni, etcd and HAProxy (Debian's patroni, etcd-server, haproxy)" >&2
         $sudo apt-get update -qq >&2

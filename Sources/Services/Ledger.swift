@@ -32,12 +32,9 @@ enum Ledger {
     /// colon-separated fields (`booking:42` of `booking:42:1790000000000:2`, `ride:7`,
     /// `refill:9`), so that every revision of one booking pays through the same shard.
     static func shard(of reference: String) -> Int {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325, colons = 0
-        for byte in reference.utf8 {
-            if byte == UInt8(ascii: ":") { colons += 1; if colons == 2 { break } }
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
-        return Int(hash % UInt64(shards))
+        let owner = reference.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).prefix(2).joined(separator: ":")
+        // The store's one FNV-1a (what names turns), read unsigned.
+        return Int(UInt64(bitPattern: turnKey(owner)) % UInt64(shards))
     }
 
     /// What a transaction that moves the money of `reference` passes as `locking:` to the
