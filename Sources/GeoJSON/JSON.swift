@@ -54,61 +54,16 @@ public enum JSONValue: Equatable, Sendable {
 
     /// Compact JSON text.
     public var serialized: String {
-        var out = ""
-        write(to: &out)
-        return out
-    }
-
-    /// Appends the value as compact JSON.
-    public func write(to out: inout String) {
-        switch self {
-        case .null: out += "null"
-        case let .bool(b): out += b ? "true" : "false"
-        case let .number(n): out += JSONValue.format(n)
-        case let .string(s): JSONValue.writeString(s, to: &out)
-        case let .array(a):
-            out += "["
-            for (i, v) in a.enumerated() {
-                if i > 0 { out += "," }
-                v.write(to: &out)
-            }
-            out += "]"
-        case let .object(m):
-            out += "{"
-            for (i, (k, v)) in m.enumerated() {
-                if i > 0 { out += "," }
-                JSONValue.writeString(k, to: &out)
-                out += ":"
-                v.write(to: &out)
-            }
-            out += "}"
-        }
+        var out = JSONWriter()
+        out.value(self)
+        return out.text
     }
 
     /// Numbers as JSON allows them: whole numbers without a fraction, non-finite as null.
     public static func format(_ n: Double) -> String {
-        guard n.isFinite else { return "null" }
-        if n == n.rounded(), abs(n) < 1e15 { return String(Int64(n)) }
-        return String(n)
-    }
-
-    /// Appends `s` as a JSON string literal, escaped.
-    public static func writeString(_ s: String, to out: inout String) {
-        out += "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where u.value < 0x20:
-                let hex = String(u.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(u)
-            }
-        }
-        out += "\""
+        var out = JSONWriter(capacity: 24)
+        out.number(n)
+        return out.text
     }
 }
 

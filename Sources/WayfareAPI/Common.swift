@@ -1,9 +1,13 @@
 import Foundation
+import GeoJSON
 import Geodesy
 import Services
 import TaxiDispatch
 
-/// A point on the wire: `{"lat": degrees, "lon": degrees}`.
+/// A point on the wire: `{"lat": degrees, "lon": degrees}`, written as given (the shortest
+/// form that reads back as the same `Double`): a pickup or a report comes back exactly as it
+/// was sent, so a driver is sent to the very point the passenger chose. Computed lines
+/// (``LineString``) are rounded to 7 decimals instead.
 public struct LatLon: Codable, Sendable, Equatable {
     /// Degrees north, −90 to 90.
     public var lat: Double
@@ -32,17 +36,63 @@ public struct LatLon: Codable, Sendable, Equatable {
     }
 }
 
-/// A GeoJSON LineString: `coordinates` are `[lon, lat]` pairs.
+/// `degrees` rounded to 7 decimals (about 1 cm), as a `Double`: how the API writes computed
+/// coordinates.
+func degreesE7(_ degrees: Double) -> Double {
+    let scaled = (degrees * 1e7).rounded()
+    return scaled.isFinite ? scaled / 1e7 : degrees
+}
+
+/// A GeoJSON LineString: `{"type": "LineString", "coordinates": [[lon, lat], …]}`, each
+/// coordinate to 7 decimals (about 1 cm).
 public struct LineString: Codable, Sendable, Equatable {
-    /// Always `LineString`.
-    public var type: String
-    /// The points, longitude first.
-    public var coordinates: [[Double]]
+    /// The points, in order.
+    public var points: [Coordinate]
 
     /// The line through `points`.
-    public init(_ points: [Coordinate]) {
-        type = "LineString"
-        coordinates = points.map { [$0.longitude, $0.latitude] }
+    public init(_ points: [Coordinate]) { self.points = points }
+
+    enum CodingKeys: String, CodingKey { case type, coordinates }
+    /// The one geometry type a line has.
+    enum Kind: String, WireChoice { case lineString = "LineString" }
+
+    /// Reads the GeoJSON form; a position must be two numbers in range.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        _ = try c.decode(Kind.self, forKey: .type)
+        points = try c.decode([Position].self, forKey: .coordinates).map(\.coordinate)
+    }
+
+    /// A GeoJSON position, `[lon, lat]` (an altitude after them is allowed and ignored, as
+    /// RFC 7946 says).
+    struct Position: Decodable {
+        let coordinate: Coordinate
+        init(from decoder: any Decoder) throws {
+            var pair = try decoder.unkeyedContainer()
+            let lon = try pair.decode(Double.self), lat = try pair.decode(Double.self)
+            do { coordinate = try Coordinate(latitude: lat, longitude: lon) } catch { throw WireError("coordinates", error.description) }
+        }
+    }
+
+    /// Writes the GeoJSON form, coordinates rounded to 7 decimals (the same text the wire
+    /// encoder writes directly).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode("LineString", forKey: .type)
+        try c.encode(points.map { [degreesE7($0.longitude), degreesE7($0.latitude)] }, forKey: .coordinates)
+    }
+
+    /// The GeoJSON form, written straight into `out`.
+    func write(to out: inout JSONWriter) {
+        out.raw(#"{"type":"LineString","coordinates":["#)
+        for (i, p) in points.enumerated() {
+            out.raw(i == 0 ? "[" : ",[")
+            out.fixed(p.longitude, decimals: 7)
+            out.byte(UInt8(ascii: ","))
+            out.fixed(p.latitude, decimals: 7)
+            out.byte(UInt8(ascii: "]"))
+        }
+        out.raw("]}")
     }
 }
 

@@ -24,6 +24,10 @@ extension Parameter {
     /// How many routes to offer.
     public static let alternatives = Parameter("alternatives", in: .query, required: false,
                                                "up to this many routes (1 to 3): the fastest and admissible alternatives, as a RouteList", .integer(1...3))
+    /// How a route's geometry is written.
+    public static let geometries = Parameter("geometries", in: .query, required: false,
+                                             "geojson (default): `geometry` is a GeoJSON LineString; polyline6: `polyline6` is the encoded polyline at precision 6, as OSRM's `geometries=polyline6`, and `geometry` is null",
+                                             .choice(GeometryFormat.allCases.map(\.rawValue)))
     /// A point to search near.
     public static let near = Parameter("near", in: .query, required: false, latlon, .coordinate)
     /// How many nearest cabs.
@@ -86,7 +90,7 @@ extension Endpoint {
                                          answers: [.media(200, "a MultiLineString", "application/geo+json")])
     /// `GET /v1/route`.
     public static let route = Endpoint(.get, "/v1/route", "The fastest route; with `alternatives`, up to that many routes, fastest first, each with its fare estimate",
-                                       tag: "engine", parameters: [.from, .to, .alternatives],
+                                       tag: "engine", parameters: [.from, .to, .alternatives, .geometries],
                                        answers: [.json(200, "OK: a route, or a RouteList when alternatives is given", RouteAnswer.self, or: RouteList.self)],
                                        failures: [422])
     /// `POST /v1/match`.

@@ -1,4 +1,6 @@
 import Foundation
+import Geodesy
+import RoadGraph
 
 /// A zone or service area: its id and name.
 public struct Named: Codable, Sendable, Equatable {
@@ -26,6 +28,14 @@ public struct ZoneAnswer: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey { case zone, serviceArea = "service_area", served }
 }
 
+/// How a route's way is written on the wire (`geometries`).
+public enum GeometryFormat: String, WireChoice {
+    /// A GeoJSON LineString, coordinates to 7 decimals.
+    case geojson
+    /// An encoded polyline at precision 6 (`Geodesy.Polyline`).
+    case polyline6
+}
+
 /// `GET /v1/route`: the fastest route.
 public struct RouteAnswer: Codable, Sendable, Equatable {
     /// Its length, in metres.
@@ -36,15 +46,30 @@ public struct RouteAnswer: Codable, Sendable, Equatable {
     public var streets: [String]
     /// The toll ways it takes (OpenStreetMap way ids).
     public var tollWays: [Int64]
-    /// The way.
-    public var geometry: LineString
+    /// The way as GeoJSON (nil when the polyline was asked for).
+    public var geometry: LineString?
+    /// The way as an encoded polyline at precision 6 (nil unless asked for).
+    public var polyline6: String?
 
     /// An answer from its fields.
-    public init(distanceM: Double, durationS: Double, streets: [String], tollWays: [Int64], geometry: LineString) {
-        self.distanceM = distanceM; self.durationS = durationS; self.streets = streets; self.tollWays = tollWays; self.geometry = geometry
+    public init(distanceM: Double, durationS: Double, streets: [String], tollWays: [Int64], geometry: LineString?, polyline6: String? = nil) {
+        self.distanceM = distanceM; self.durationS = durationS; self.streets = streets; self.tollWays = tollWays
+        self.geometry = geometry; self.polyline6 = polyline6
     }
 
-    enum CodingKeys: String, CodingKey { case distanceM = "distance_m", durationS = "duration_s", streets, tollWays = "toll_ways", geometry }
+    /// The answer for `route`, its way written as `format` asks: metres and seconds to the tenth.
+    public init(_ route: Route, format: GeometryFormat) {
+        self.init(distanceM: RouteAnswer.tenth(route.distanceMetres), durationS: RouteAnswer.tenth(route.durationSeconds),
+                  streets: route.streets, tollWays: route.tollWays,
+                  geometry: format == .geojson ? LineString(route.geometry) : nil,
+                  polyline6: format == .polyline6 ? Polyline.encode(route.geometry, precision: 6) : nil)
+    }
+
+    static func tenth(_ x: Double) -> Double { (x * 10).rounded() / 10 }
+
+    enum CodingKeys: String, CodingKey {
+        case distanceM = "distance_m", durationS = "duration_s", streets, tollWays = "toll_ways", geometry, polyline6
+    }
 }
 
 /// `GET /v1/route?…&alternatives=N`: the routes a passenger may choose from, fastest first.
@@ -70,19 +95,28 @@ public struct RouteList: Codable, Sendable, Equatable {
         public var tollWays: [Int64]
         /// The fare estimate of a sedan on it, in minor units (nil outside every service area).
         public var fareEstimate: Int64?
-        /// The way.
-        public var geometry: LineString
+        /// The way as GeoJSON (nil when the polyline was asked for).
+        public var geometry: LineString?
+        /// The way as an encoded polyline at precision 6 (nil unless asked for).
+        public var polyline6: String?
 
         /// A choice from its fields.
         public init(index: Int, distanceM: Double, durationS: Double, streets: [String], tollWays: [Int64], fareEstimate: Int64?,
-                    geometry: LineString) {
+                    geometry: LineString?, polyline6: String? = nil) {
             self.index = index; self.distanceM = distanceM; self.durationS = durationS; self.streets = streets; self.tollWays = tollWays
-            self.fareEstimate = fareEstimate; self.geometry = geometry
+            self.fareEstimate = fareEstimate; self.geometry = geometry; self.polyline6 = polyline6
+        }
+
+        /// Route `index` of a list and its fare estimate, its way written as `format` asks.
+        public init(index: Int, route: Route, fareEstimate: Int64?, format: GeometryFormat) {
+            let answer = RouteAnswer(route, format: format)
+            self.init(index: index, distanceM: answer.distanceM, durationS: answer.durationS, streets: answer.streets, tollWays: answer.tollWays,
+                      fareEstimate: fareEstimate, geometry: answer.geometry, polyline6: answer.polyline6)
         }
 
         enum CodingKeys: String, CodingKey {
             case index, distanceM = "distance_m", durationS = "duration_s", streets, tollWays = "toll_ways", fareEstimate = "fare_estimate"
-            case geometry
+            case geometry, polyline6
         }
     }
 }

@@ -109,11 +109,9 @@ public struct MatchAnswer: Codable, Sendable, Equatable {
     /// 1e-7 (a centimetre), confidences to three places.
     public init(_ match: MapMatch) {
         func tenth(_ x: Double) -> Double { (x * 10).rounded() / 10 }
-        func e7(_ x: Double) -> Double { (x * 1e7).rounded() / 1e7 }
-        let pieces = match.pieces.map { LineString($0.map { Coordinate(unchecked: e7($0.latitude), e7($0.longitude)) }) }
+        let e7 = degreesE7  // lines round their own coordinates
         self.init(distanceM: tenth(match.distanceMetres), durationS: tenth(match.durationSeconds),
-                  geometry: LineString(match.pieces.flatMap { $0 }.map { Coordinate(unchecked: e7($0.latitude), e7($0.longitude)) }),
-                  pieces: pieces,
+                  geometry: LineString(match.pieces.flatMap { $0 }), pieces: match.pieces.map(LineString.init),
                   points: match.points.map { p in
                       p.map { Point(lat: e7($0.coordinate.latitude), lon: e7($0.coordinate.longitude), distanceM: tenth($0.metresFromReport),
                                     edge: $0.edge, confidence: ($0.confidence * 1000).rounded() / 1000) }

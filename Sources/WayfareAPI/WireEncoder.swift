@@ -2,9 +2,20 @@ import Essentials
 import Foundation
 import GeoJSON
 
-/// Writes the API's `Encodable` types as JSON: fields in their declared order, an absent
-/// optional as `null` (a client sees every field the document names), times as ISO 8601
-/// with milliseconds, whole numbers without a fraction.
+/// Writes the API's `Encodable` types as JSON bytes as it goes, with no tree in between:
+/// fields in their declared order, an absent optional as `null` (a client sees every field
+/// the document names), times as ISO 8601 with milliseconds, whole numbers without a
+/// fraction, a line's coordinates (``LineString``) to 7 decimals, about 1 cm.
+///
+/// Why streaming: a route's answer is mostly its geometry, and building a value per number
+/// before writing any of them cost more than the route itself (see docs/benchmarks.md).
+///
+/// `Encodable` has no call that ends a container, so the encoder closes them itself: each
+/// container knows its depth, and writing at a depth first closes whatever was opened
+/// deeper. That is exact for every type that encodes its fields one after another, as
+/// synthesised conformances and the API's own do. A container used after a sibling has
+/// replaced it throws rather than write into the wrong object. Coding paths are not kept
+/// (no API type reads them): `codingPath` is empty.
 public enum WireEncoder {
     /// How field names are written.
     public enum KeyStyle: Sendable {
@@ -15,18 +26,21 @@ public enum WireEncoder {
         case snakeCase
     }
 
-    /// `value` as a JSON value.
-    public static func encode<T: Encodable>(_ value: T, keys: KeyStyle = .asDeclared) -> JSONValue {
-        let root = Slot()
-        do { try ValueWriter(slot: root, path: [], snakeCase: keys == .snakeCase).write(value) } catch {
-            // Only a type's own `encode(to:)` could throw, and none of the API's does.
-            return .null
+    /// `value` as the bytes of a JSON document.
+    public static func bytes<T: Encodable>(_ value: T, keys: KeyStyle = .asDeclared, capacity: Int = 256) -> [UInt8] {
+        let stream = JSONStream(snakeCase: keys == .snakeCase, capacity: capacity)
+        do { try StreamEncoder(stream: stream, depth: 0).write(value) } catch {
+            // Only a misused container or a type's own `encode(to:)` could throw; none of the API's does.
+            return Array("null".utf8)
         }
-        return root.value
+        stream.close(to: 0)
+        return stream.out.bytes
     }
 
-    /// `value` as the bytes of a JSON document.
-    public static func bytes<T: Encodable>(_ value: T) -> [UInt8] { Array(encode(value).serialized.utf8) }
+    /// `value` as JSON text.
+    public static func string<T: Encodable>(_ value: T, keys: KeyStyle = .asDeclared) -> String {
+        String(decoding: bytes(value, keys: keys), as: UTF8.self)
+    }
 
     /// `name` in snake case: an underscore before each capital, which is lowered.
     static func snakeCased(_ name: String) -> String {
@@ -38,122 +52,152 @@ public enum WireEncoder {
     }
 }
 
-/// A value being built: objects and lists hold their children's slots until the end.
-final class Slot {
-    enum Content { case leaf(JSONValue), object([(String, Slot)]), list([Slot]) }
-    var content = Content.leaf(.null)
-
-    var value: JSONValue {
-        switch content {
-        case .leaf(let v): v
-        case .object(let members): .object(members.map { ($0.0, $0.1.value) })
-        case .list(let items): .array(items.map(\.value))
-        }
+/// The bytes written so far and the containers still open, innermost last.
+///
+/// A class because every container of one document appends to the same output; it never
+/// leaves the call that made it.
+final class JSONStream {
+    struct Frame {
+        let isObject: Bool
+        /// Which container this is, so a stale one is caught.
+        let serial: Int
+        var count = 0
     }
 
-    func member(_ name: String) -> Slot {
-        let child = Slot()
-        if case var .object(members) = content {
-            members.removeAll { $0.0 == name }
-            members.append((name, child))
-            content = .object(members)
-        } else {
-            content = .object([(name, child)])
-        }
-        return child
+    var out: JSONWriter
+    var open: [Frame] = []
+    let snakeCase: Bool
+    private var serials = 0
+
+    init(snakeCase: Bool, capacity: Int) {
+        self.snakeCase = snakeCase
+        out = JSONWriter(capacity: capacity)
+        open.reserveCapacity(8)
     }
 
-    func appendItem() -> Slot {
-        let child = Slot()
-        if case var .list(items) = content { items.append(child); content = .list(items) } else { content = .list([child]) }
-        return child
+    /// Closes the containers deeper than `depth`.
+    func close(to depth: Int) {
+        while open.count > depth { out.byte(open.removeLast().isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) }
+    }
+
+    /// Opens a container; its serial.
+    func begin(object: Bool) -> Int {
+        serials += 1
+        out.byte(object ? UInt8(ascii: "{") : UInt8(ascii: "["))
+        open.append(Frame(isObject: object, serial: serials))
+        return serials
+    }
+
+    /// Before a member or an item of the container `serial` at `depth`: closes what is open
+    /// inside it and writes the comma.
+    func next(in serial: Int, depth: Int) throws {
+        close(to: depth)
+        guard open.count == depth, depth > 0, open[depth - 1].serial == serial else {
+            throw EncodingError.invalidValue(serial, .init(codingPath: [], debugDescription: "a container was used after it was closed"))
+        }
+        if open[depth - 1].count > 0 { out.byte(UInt8(ascii: ",")) }
+        open[depth - 1].count += 1
     }
 }
 
-struct ValueWriter: Encoder {
-    let slot: Slot
-    let path: [any CodingKey]
-    var snakeCase = false
-    var codingPath: [any CodingKey] { path }
+/// The encoder of one value, which begins with `depth` containers open around it.
+struct StreamEncoder: Encoder {
+    let stream: JSONStream
+    let depth: Int
+    var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        if case .object = slot.content {} else { slot.content = .object([]) }
-        return KeyedEncodingContainer(ObjectWriter<Key>(slot: slot, path: path, snakeCase: snakeCase))
+        KeyedEncodingContainer(ObjectStream<Key>(stream: stream, depth: depth + 1, serial: open(object: true)))
     }
 
-    func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        if case .list = slot.content {} else { slot.content = .list([]) }
-        return ListWriter(slot: slot, path: path, snakeCase: snakeCase)
-    }
+    func unkeyedContainer() -> any UnkeyedEncodingContainer { ListStream(stream: stream, depth: depth + 1, serial: open(object: false)) }
 
     func singleValueContainer() -> any SingleValueEncodingContainer { self }
 
+    /// This value's container: the one already open when asked again, else a new one.
+    private func open(object: Bool) -> Int {
+        if stream.open.count > depth, stream.open[depth].isObject == object {
+            stream.close(to: depth + 1)
+            return stream.open[depth].serial
+        }
+        stream.close(to: depth)
+        return stream.begin(object: object)
+    }
+
     func write<T: Encodable>(_ value: T) throws {
         switch value {
-        case let s as String: slot.content = .leaf(.string(s))
-        case let b as Bool: slot.content = .leaf(.bool(b))
-        case let d as Double: slot.content = .leaf(d.isFinite ? .number(d) : .null)
-        case let n as Int: slot.content = .leaf(.number(Double(n)))
-        case let n as Int64: slot.content = .leaf(.number(Double(n)))
-        case let n as UInt64: slot.content = .leaf(.number(Double(n)))
-        case let d as Date: slot.content = .leaf(.string(ISO8601.string(d)))
-        case let v as JSONValue: slot.content = .leaf(v)
-        default: try value.encode(to: self)
+        case let s as String: stream.out.string(s)
+        case let b as Bool: stream.out.bool(b)
+        case let d as Double: stream.out.number(d)
+        case let n as Int: stream.out.integer(Int64(n))
+        case let n as Int64: stream.out.integer(n)
+        case let n as UInt64: stream.out.unsigned(n)
+        case let d as Date: stream.out.string(ISO8601.string(d))
+        case let line as LineString: line.write(to: &stream.out)
+        case let v as JSONValue: stream.out.value(v)
+        default:
+            let before = stream.out.bytes.count
+            try value.encode(to: self)
+            stream.close(to: depth)
+            if stream.out.bytes.count == before { stream.out.null() }  // a value that wrote nothing
         }
     }
 }
 
-extension ValueWriter: SingleValueEncodingContainer {
-    func encodeNil() { slot.content = .leaf(.null) }
+extension StreamEncoder: SingleValueEncodingContainer {
+    func encodeNil() { stream.out.null() }
     func encode<T: Encodable>(_ value: T) throws { try write(value) }
-    func encode(_ value: Bool) throws { try write(value) }
-    func encode(_ value: String) throws { try write(value) }
-    func encode(_ value: Double) throws { try write(value) }
-    func encode(_ value: Float) throws { try write(Double(value)) }
-    func encode(_ value: Int) throws { try write(value) }
-    func encode(_ value: Int8) throws { try write(Int(value)) }
-    func encode(_ value: Int16) throws { try write(Int(value)) }
-    func encode(_ value: Int32) throws { try write(Int(value)) }
-    func encode(_ value: Int64) throws { try write(value) }
-    func encode(_ value: UInt) throws { try write(UInt64(value)) }
-    func encode(_ value: UInt8) throws { try write(Int(value)) }
-    func encode(_ value: UInt16) throws { try write(Int(value)) }
-    func encode(_ value: UInt32) throws { try write(Int(value)) }
-    func encode(_ value: UInt64) throws { try write(value) }
+    func encode(_ value: Bool) throws { stream.out.bool(value) }
+    func encode(_ value: String) throws { stream.out.string(value) }
+    func encode(_ value: Double) throws { stream.out.number(value) }
+    func encode(_ value: Float) throws { stream.out.number(Double(value)) }
+    func encode(_ value: Int) throws { stream.out.integer(Int64(value)) }
+    func encode(_ value: Int8) throws { stream.out.integer(Int64(value)) }
+    func encode(_ value: Int16) throws { stream.out.integer(Int64(value)) }
+    func encode(_ value: Int32) throws { stream.out.integer(Int64(value)) }
+    func encode(_ value: Int64) throws { stream.out.integer(value) }
+    func encode(_ value: UInt) throws { stream.out.unsigned(UInt64(value)) }
+    func encode(_ value: UInt8) throws { stream.out.unsigned(UInt64(value)) }
+    func encode(_ value: UInt16) throws { stream.out.unsigned(UInt64(value)) }
+    func encode(_ value: UInt32) throws { stream.out.unsigned(UInt64(value)) }
+    func encode(_ value: UInt64) throws { stream.out.unsigned(value) }
 }
 
-struct ObjectWriter<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let slot: Slot
-    let path: [any CodingKey]
-    let snakeCase: Bool
-    var codingPath: [any CodingKey] { path }
+struct ObjectStream<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let stream: JSONStream
+    let depth: Int
+    let serial: Int
+    var codingPath: [any CodingKey] { [] }
 
-    private func child(_ key: Key) -> ValueWriter {
-        let name = snakeCase ? WireEncoder.snakeCased(key.stringValue) : key.stringValue
-        return ValueWriter(slot: slot.member(name), path: path + [key], snakeCase: snakeCase)
+    /// Writes `key` and its colon, and returns the encoder of its value.
+    private func member(_ key: Key) throws -> StreamEncoder {
+        try stream.next(in: serial, depth: depth)
+        stream.out.string(stream.snakeCase ? WireEncoder.snakeCased(key.stringValue) : key.stringValue)
+        stream.out.byte(UInt8(ascii: ":"))
+        return StreamEncoder(stream: stream, depth: depth)
     }
 
-    mutating func encodeNil(forKey key: Key) throws { child(key).encodeNil() }
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try child(key).write(value) }
+    mutating func encodeNil(forKey key: Key) throws { try member(key).encodeNil() }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try member(key).write(value) }
     // An absent optional is written as null, not left out.
     mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
-        if let value { try child(key).write(value) } else { child(key).encodeNil() }
+        if let value { try member(key).write(value) } else { try member(key).encodeNil() }
     }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { try child(key).encode(value) }
-    mutating func encode(_ value: String, forKey key: Key) throws { try child(key).encode(value) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { try child(key).encode(value) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { try child(key).encode(value) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { try child(key).encode(value) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { try child(key).encode(value) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { try child(key).encode(value) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { try child(key).encode(value) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { try child(key).encode(value) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { try child(key).encode(value) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { try child(key).encode(value) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { try child(key).encode(value) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { try child(key).encode(value) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { try child(key).encode(value) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { try member(key).encode(value) }
+    mutating func encode(_ value: String, forKey key: Key) throws { try member(key).encode(value) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { try member(key).encode(value) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { try member(key).encode(value) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { try member(key).encode(value) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { try member(key).encode(value) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { try member(key).encode(value) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { try member(key).encode(value) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { try member(key).encode(value) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { try member(key).encode(value) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { try member(key).encode(value) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { try member(key).encode(value) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { try member(key).encode(value) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { try member(key).encode(value) }
     mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { try encodeIfPresent(value, generic: key) }
     mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { try encodeIfPresent(value, generic: key) }
     mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { try encodeIfPresent(value, generic: key) }
@@ -170,31 +214,42 @@ struct ObjectWriter<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try encodeIfPresent(value, generic: key) }
 
     private mutating func encodeIfPresent<T: Encodable>(_ value: T?, generic key: Key) throws {
-        if let value { try child(key).write(value) } else { child(key).encodeNil() }
+        if let value { try member(key).write(value) } else { try member(key).encodeNil() }
     }
 
+    // The nested containers and super encoders cannot throw: a misuse surfaces at their next write.
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        child(key).container(keyedBy: keyType)
+        ((try? member(key)) ?? StreamEncoder(stream: stream, depth: depth)).container(keyedBy: keyType)
     }
-    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { child(key).unkeyedContainer() }
-    mutating func superEncoder() -> any Encoder { child(Key(stringValue: "super")!) }
-    mutating func superEncoder(forKey key: Key) -> any Encoder { child(key) }
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        ((try? member(key)) ?? StreamEncoder(stream: stream, depth: depth)).unkeyedContainer()
+    }
+    mutating func superEncoder() -> any Encoder { (try? member(Key(stringValue: "super")!)) ?? StreamEncoder(stream: stream, depth: depth) }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { (try? member(key)) ?? StreamEncoder(stream: stream, depth: depth) }
 }
 
-struct ListWriter: UnkeyedEncodingContainer {
-    let slot: Slot
-    let path: [any CodingKey]
-    let snakeCase: Bool
-    var codingPath: [any CodingKey] { path }
-    var count: Int { if case let .list(items) = slot.content { items.count } else { 0 } }
-
-    private func next() -> ValueWriter { ValueWriter(slot: slot.appendItem(), path: path + [IndexKey(count)], snakeCase: snakeCase) }
-
-    mutating func encodeNil() throws { next().encodeNil() }
-    mutating func encode<T: Encodable>(_ value: T) throws { try next().write(value) }
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        next().container(keyedBy: keyType)
+struct ListStream: UnkeyedEncodingContainer {
+    let stream: JSONStream
+    let depth: Int
+    let serial: Int
+    var codingPath: [any CodingKey] { [] }
+    var count: Int {
+        guard stream.open.count >= depth, depth > 0, stream.open[depth - 1].serial == serial else { return 0 }
+        return stream.open[depth - 1].count
     }
-    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { next().unkeyedContainer() }
-    mutating func superEncoder() -> any Encoder { next() }
+
+    private func item() throws -> StreamEncoder {
+        try stream.next(in: serial, depth: depth)
+        return StreamEncoder(stream: stream, depth: depth)
+    }
+
+    mutating func encodeNil() throws { try item().encodeNil() }
+    mutating func encode<T: Encodable>(_ value: T) throws { try item().write(value) }
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        ((try? item()) ?? StreamEncoder(stream: stream, depth: depth)).container(keyedBy: keyType)
+    }
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        ((try? item()) ?? StreamEncoder(stream: stream, depth: depth)).unkeyedContainer()
+    }
+    mutating func superEncoder() -> any Encoder { (try? item()) ?? StreamEncoder(stream: stream, depth: depth) }
 }

@@ -33,7 +33,7 @@ struct BenchAlternatives: ParsableCommand {
         let places = trips.compactMap { r -> (Coordinate, Coordinate)? in r.geometry.first.flatMap { a in r.geometry.last.map { (a, $0) } } }
         if let pairsOut {
             let lines = places.enumerated().map { n, p in
-                WireEncoder.encode(PairLine(id: "\(n)", from: [p.0.latitude, p.0.longitude], to: [p.1.latitude, p.1.longitude])).serialized
+                WireEncoder.string(PairLine(id: "\(n)", from: [p.0.latitude, p.0.longitude], to: [p.1.latitude, p.1.longitude]))
             }
             try writeOutput(lines.joined(separator: "\n") + "\n", to: pairsOut)
         }

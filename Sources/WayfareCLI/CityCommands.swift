@@ -89,7 +89,7 @@ struct CityBuild: ParsableCommand {
 
         note("5/5 settings: \(CityFolder.settingsFile)")
         struct Settings: Encodable { let name, bookingRules: String }
-        try writeOutput(WireEncoder.encode(Settings(name: cityName, bookingRules: bookingRules), keys: .snakeCase).serialized + "\n",
+        try writeOutput(WireEncoder.string(Settings(name: cityName, bookingRules: bookingRules), keys: .snakeCase) + "\n",
                         to: file(CityFolder.settingsFile))
         // The folder as a server will load it: every cross-check (fares name real service areas).
         let loaded: CityFolder

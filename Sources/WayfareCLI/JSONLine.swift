@@ -4,7 +4,7 @@ import WayfareAPI
 /// (the project's one way of writing JSON), with the properties' names in snake case
 /// (`p50Us` as `p50_us`) and an absent optional as `null`.
 func printJSONLine(_ value: some Encodable) {
-    print(WireEncoder.encode(value, keys: .snakeCase).serialized)
+    print(WireEncoder.string(value, keys: .snakeCase))
 }
 
 /// `x` to `places` decimals, for a report (a non-finite value stays as it is; the encoder

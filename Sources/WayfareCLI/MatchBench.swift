@@ -44,7 +44,7 @@ struct BenchMatch: ParsableCommand {
                     if tracesOut != nil {
                         let line = TraceLine(id: id, sigmaM: sigma, intervalS: interval,
                                              points: trace.map { [$0.coordinate.latitude, $0.coordinate.longitude, $0.time ?? 0] })
-                        traceLines.append(WireEncoder.encode(line, keys: .snakeCase).serialized)
+                        traceLines.append(WireEncoder.string(line, keys: .snakeCase))
                     }
                     let (match, ns) = timed { matcher.match(trace, settings: settings) }
                     ours.add(truth: route.geometry, matched: match.pieces, distance: match.distanceMetres, seconds: ns / 1e9,

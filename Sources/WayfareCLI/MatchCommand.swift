@@ -19,7 +19,7 @@ struct MatchCommand: ParsableCommand {
         let reports = try readTrace(trace)
         let matcher = Matcher(network: try loadGraph(graph))
         let match = matcher.match(reports, settings: MatchSettings(gpsSigmaMetres: sigmaM))
-        print(WireEncoder.encode(MatchAnswer(match)).serialized)
+        print(WireEncoder.string(MatchAnswer(match)))
     }
 }
 

@@ -179,7 +179,7 @@ extension Route {
 
 extension JSONValue {
     var objectMembers: [(String, JSONValue)] { if case let .object(m) = self { m } else { [] } }
-    var text: String { var s = ""; write(to: &s); return s }
+    var text: String { serialized }
 }
 
 struct EtaCommand: ParsableCommand {

@@ -15,7 +15,7 @@ import Zones
 extension EngineController {
     /// Up to `count` routes, fastest first, each priced for the city's default cab type
     /// (Sedan when it has one) at the pickup's rate; no estimate outside every service area.
-    static func choices(from: Coordinate, to: Coordinate, count: Int, city: City, routers: RouterPool) throws -> RouteList {
+    static func choices(from: Coordinate, to: Coordinate, count: Int, format: GeometryFormat, city: City, routers: RouterPool) throws -> RouteList {
         let result: Result<[Route], RouteError> = routers.with { r in Result { () throws(RouteError) -> [Route] in try r.routes(from: from, to: to, count: count) } }
         let found: [Route]
         switch result {
@@ -25,10 +25,9 @@ extension EngineController {
         let type = city.fares.defaultCabType ?? .sedan
         let rate = try? city.fares.rate(at: from, in: city.zones, type: type)
         return RouteList(routes: found.enumerated().map { i, route in
-            RouteList.Choice(index: i, distanceM: (route.distanceMetres * 10).rounded() / 10, durationS: (route.durationSeconds * 10).rounded() / 10,
-                             streets: route.streets, tollWays: route.tollWays,
+            RouteList.Choice(index: i, route: route,
                              fareEstimate: rate.flatMap { try? city.fares.estimate(on: route, at: $0, type: type, tolls: city.tolls).fare.total },
-                             geometry: LineString(route.geometry))
+                             format: format)
         })
     }
 }
@@ -58,8 +57,9 @@ struct EngineController {
         }
         routes.on(.route) { request, _ in
             let from = try request.coordinate(.from)!, to = try request.coordinate(.to)!
+            let format = try request.parameter(.geometries).flatMap(GeometryFormat.init(rawValue:)) ?? .geojson
             if let count = try request.integer(.alternatives) {
-                return JSONResponse.make(try Self.choices(from: from, to: to, count: Int(count), city: city.city, routers: routers))
+                return JSONResponse.make(try Self.choices(from: from, to: to, count: Int(count), format: format, city: city.city, routers: routers))
             }
             let result: Result<Route, RouteError> = routers.with { r in Result { () throws(RouteError) -> Route in try r.route(from: from, to: to) } }
             let route: Route
@@ -67,8 +67,7 @@ struct EngineController {
             case .success(let r): route = r
             case .failure(let e): throw APIError(.unprocessableContent, code: "no_route", message: e.description)
             }
-            return JSONResponse.make(RouteAnswer(distanceM: (route.distanceMetres * 10).rounded() / 10, durationS: (route.durationSeconds * 10).rounded() / 10,
-                                                 streets: route.streets, tollWays: route.tollWays, geometry: LineString(route.geometry)))
+            return JSONResponse.make(RouteAnswer(route, format: format), capacity: 64 + route.geometry.count * 24)
         }
         // A trace matched to the roads, on a matcher of the pool's.
         let matchers = server.matchers

@@ -105,7 +105,7 @@ extension WayfareServer {
     }
 
     static func event(_ offer: DriverOffer) -> String {
-        "event: offer\nid: \(offer.id)\ndata: \(WireEncoder.encode(OfferAnswer(offer)).serialized)\n\n"
+        "event: offer\nid: \(offer.id)\ndata: \(WireEncoder.string(OfferAnswer(offer)))\n\n"
     }
 
     /// Ends the offer streams (the server is stopping).

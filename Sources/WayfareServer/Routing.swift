@@ -117,15 +117,17 @@ extension APIError {
     static func invalid(_ error: WireError) -> APIError { .invalid(error.field, error.reason) }
 }
 
-/// JSON answers, written by ``WireEncoder`` from the API's types.
+/// JSON answers, written by ``WireEncoder`` from the API's types straight into the body.
 enum JSONResponse {
-    static func make<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) -> Response {
-        make(json: WireEncoder.encode(value), status: status)
+    /// `value` as a JSON answer; `capacity` is a guess at its size in bytes, so the body's
+    /// storage is reserved once.
+    static func make<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok, capacity: Int = 256) -> Response {
+        body(WireEncoder.bytes(value, capacity: capacity), status: status)
     }
 
-    static func make(json value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
+    private static func body(_ bytes: [UInt8], status: HTTPResponse.Status) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: value.serialized)))
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 }

@@ -2,6 +2,7 @@ import CityFolder
 import Foundation
 import GeoJSON
 import Geocoding
+import Geodesy
 import Hummingbird
 import Logging
 import HummingbirdTesting
@@ -275,6 +276,23 @@ struct ServerTests {
             #expect(list.allSatisfy { ($0["fare_estimate"]?.numberValue ?? 0) > 0 && ($0["duration_s"]?.numberValue ?? 0) >= (route["duration_s"]?.numberValue ?? 0) })
             let fourRoutes = try await api.call(.get, "/v1/route?from=43.7393,7.4277&to=43.7314,7.4197&alternatives=4")
             #expect(fourRoutes.status == 400 && fourRoutes.errorField == "alternatives")
+            // Coordinates carry at most 7 decimals; the polyline at precision 6 is the same line
+            // to 1e-6 degrees, read back by an independent decoder (Geodesy's).
+            let coordinates = route["geometry"]?["coordinates"]?.arrayValue ?? []
+            #expect(route.text.firstMatch(of: /\.\d{8}/) == nil && coordinates.count > 5, "\(route.text.prefix(300))")
+            #expect(route["polyline6"] == .null)
+            let encoded = try await api.call(.get, "/v1/route?from=43.7393,7.4277&to=43.7314,7.4197&geometries=polyline6")
+            #expect(encoded.status == 200 && encoded["geometry"] == .null && encoded["distance_m"] == route["distance_m"], "\(encoded.text)")
+            let decoded = Polyline.decode(encoded["polyline6"]?.stringValue ?? "", precision: 6) ?? []
+            #expect(decoded.count == coordinates.count && !decoded.isEmpty)
+            for (d, c) in zip(decoded, coordinates) {
+                let lon = c.arrayValue?.first?.numberValue ?? 0, lat = c.arrayValue?.last?.numberValue ?? 0
+                #expect(abs(d.latitude - lat) <= 5.1e-7 && abs(d.longitude - lon) <= 5.1e-7)
+            }
+            let encodedList = try await api.call(.get, "/v1/route?from=43.7393,7.4277&to=43.7314,7.4197&alternatives=2&geometries=polyline6")
+            #expect(encodedList["routes"]?.arrayValue?.allSatisfy { $0["geometry"] == .null && ($0["polyline6"]?.stringValue?.count ?? 0) > 10 } == true)
+            let badFormat = try await api.call(.get, "/v1/route?from=43.7393,7.4277&to=43.7314,7.4197&geometries=polyline5")
+            #expect(badFormat.status == 400 && badFormat.errorField == "geometries")
             let etas = try await api.call(.post, "/v1/etas", #"{"to":{"lat":43.7347,"lon":7.4206},"cabs":[{"id":"a","lat":43.7393,"lon":7.4277},{"id":"b","lat":43.7314,"lon":7.4197}]}"#)
             #expect(etas.status == 200 && etas["etas"]?.arrayValue?.count == 2, "\(etas.text)")
             let badEtas = try await api.call(.post, "/v1/etas", #"{"to":{"lat":43.7347,"lon":7.4206},"cabs":[{"lat":43.7,"lon":7.4}]}"#)
