@@ -1,34 +1,48 @@
 #!/usr/bin/env bash
 # Load on loopback with wrk, bounded in time, against the live demo city (200 cabs reporting
-# every 5 s, its passengers booking): nearest cabs, a route, the ETAs of 50 cabs, and a mix;
-# the same route load against osrm-routed (from the osrm-bindings wheel on PyPI) on the same
-# Monaco extract in the same run; then the mix for MIX_SECONDS, checking the specification's
-# "99 % of requests within 5 s". Prints one JSON line per load and writes OUT/load.json.
-# Usage: scripts/load.sh [WAYFARE_BINARY] [OUT_DIR] [SECONDS_PER_LOAD] [MIX_SECONDS]
+# every 5 s, its passengers booking), the server pinned to one core and wrk to the other
+# (SERVER_CORE, CLIENT_CORE; 0 and 1 by default). In one run:
+#   - routes over the same 1,000 seeded pairs from Wayfare and from osrm-routed (from the
+#     osrm-bindings wheel on PyPI, contraction hierarchies, the same Monaco extract, pinned to
+#     the same core), in both geometry formats: GeoJSON and the polyline at precision 6;
+#   - GET /health, the nearest cabs, the ETAs of 50 cabs;
+#   - with BASELINE=path/to/an/older/wayfare, its route (GeoJSON) and /health, same pairs;
+#   - the mix for MIX_SECONDS, checking the specification's "99 % of requests within 5 s"
+#     and this project's 5 ms p99.
+# Prints one JSON line per load, then every load in one table; writes OUT/load.json.
+# Usage: [BASELINE=…] scripts/load.sh [WAYFARE_BINARY] [OUT_DIR] [SECONDS_PER_LOAD] [MIX_SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 wayfare=${1:-.build/release/wayfare} out=${2:-.build/load} seconds=${3:-20} mix_seconds=${4:-300}
+server_core=${SERVER_CORE:-0} client_core=${CLIENT_CORE:-1} baseline=${BASELINE:-}
 [ -x "$wayfare" ] || { echo "load: $wayfare: no such binary (swift build -c release --product wayfare)" >&2; exit 1; }
+[ -z "$baseline" ] || [ -x "$baseline" ] || { echo "load: BASELINE $baseline: no such binary" >&2; exit 1; }
+[ "$server_core" != "$client_core" ] || { echo "load: SERVER_CORE and CLIENT_CORE must differ" >&2; exit 1; }
 command -v wrk >/dev/null 2>&1 || { sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"; $sudo apt-get install -y -qq wrk >/dev/null; }
 rm -rf "$out" && mkdir -p "$out/osrm"
 
 # OSRM: the wheel's own binaries and car profile (scripts/osrm.sh).
 bash scripts/osrm.sh "$out/osrm" >/dev/null
 osrm_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$out/osrm/wheel/osrm/bin/osrm-routed" --algorithm ch --ip 127.0.0.1 --port "$osrm_port" "$out/osrm/monaco.osrm" >"$out/osrm/routed.log" 2>&1 &
+taskset -c "$server_core" "$out/osrm/wheel/osrm/bin/osrm-routed" --algorithm ch --ip 127.0.0.1 --port "$osrm_port" "$out/osrm/monaco.osrm" >"$out/osrm/routed.log" 2>&1 &
 osrm=$!
 
-# The live city: the demo's first minute, then real time.
-"$wayfare" demo --serve --minutes 1 --cabs 200 --out-dir "$out/demo" --port 0 >"$out/demo.out" 2>"$out/demo.err" &
-demo=$!
-trap 'kill $osrm 2>/dev/null || true; kill -INT $demo 2>/dev/null || true; wait $demo 2>/dev/null || true' EXIT
-url=""
-for _ in $(seq 1 600); do
-    url=$(grep -o 'serving http://127.0.0.1:[0-9]*' "$out/demo.err" | head -1 | sed 's/serving //') || true
-    [ -n "$url" ] && break
-    sleep 0.5
-done
-[ -n "$url" ] || { echo "load: the demo did not serve" >&2; cat "$out/demo.err" >&2; exit 1; }
+# The live city: the demo's first minute, then real time, pinned to the server's core.
+demo=""
+start_demo() {  # binary folder: sets $demo and $url
+    taskset -c "$server_core" "$1" demo --serve --minutes 1 --cabs 200 --out-dir "$2" --port 0 >"$2.out" 2>"$2.err" &
+    demo=$!
+    url=""
+    for _ in $(seq 1 600); do
+        url=$(grep -o 'serving http://127.0.0.1:[0-9]*' "$2.err" | head -1 | sed 's/serving //') || true
+        [ -n "$url" ] && break
+        sleep 0.5
+    done
+    [ -n "$url" ] || { echo "load: the demo did not serve" >&2; cat "$2.err" >&2; exit 1; }
+}
+stop_demo() { kill -INT "$demo" 2>/dev/null || true; wait "$demo" 2>/dev/null || true; }
+trap 'kill $osrm 2>/dev/null || true; stop_demo' EXIT
+start_demo "$wayfare" "$out/demo"
 "$wayfare" graph od "$out/demo/city/roads.wfg" --pairs 1000 --seed 42 --out "$out/od.csv" >/dev/null
 
 python3 - "$out" "$url" "http://127.0.0.1:$osrm_port" <<'PY'
@@ -49,7 +63,9 @@ call("/v1/accounts/verify", {"mobile": "9000012345", "code": sent["test_code"]})
 token = call("/v1/sessions", {"mobile": "9000012345", "password": "load test rides"})["token"]
 headers = '{["Content-Type"] = "application/json", ["Authorization"] = "Bearer %s"}' % token
 route = [["GET", "/v1/route?from=%s,%s&to=%s,%s" % (p["o_lat"], p["o_lon"], p["d_lat"], p["d_lon"]), None] for p in pairs]
-osrm_route = [["GET", "/route/v1/driving/%s,%s;%s,%s?overview=full" % (p["o_lon"], p["o_lat"], p["d_lon"], p["d_lat"]), None] for p in pairs]
+route6 = [["GET", r[1] + "&geometries=polyline6", None] for r in route]
+osrm_route = [["GET", "/route/v1/driving/%s,%s;%s,%s?overview=full&geometries=geojson" % (p["o_lon"], p["o_lat"], p["d_lon"], p["d_lat"]), None] for p in pairs]
+osrm_route6 = [["GET", r[1].replace("geometries=geojson", "geometries=polyline6"), None] for r in osrm_route]
 nearest = [["GET", "/v1/cabs/nearest?at=%s,%s&k=5" % (p["o_lat"], p["o_lon"]), None] for p in pairs]
 etas = []
 for k in range(100):
@@ -64,15 +80,18 @@ zone = [["GET", "/v1/zone?at=%s,%s" % (p["o_lat"], p["o_lon"]), None] for p in p
 mix = []
 for i in range(1000):
     mix += [nearest[i]] * 5 + [zone[i]] * 2 + [route[i]] + ([estimates[i % 200]] if i % 2 == 0 else [etas[i % 100]])
-for name, items, hdr in [("route", route, "nil"), ("osrm", osrm_route, "nil"), ("nearest", nearest, "nil"),
+for name, items, hdr in [("route", route, "nil"), ("osrm", osrm_route, "nil"), ("route6", route6, "nil"), ("osrm6", osrm_route6, "nil"),
+                         ("nearest", nearest, "nil"),
                          ("etas", etas, '{["Content-Type"] = "application/json"}'), ("mix", mix, headers)]:
     write(name + ".lua", "requests = " + lua_list(items) + "\n" + cycle % hdr)
 PY
 
 results="$out/load.json"
 : >"$results"
-run() {  # name url script seconds
-    wrk -t2 -c16 -d"$4"s --latency -s "$out/$3.lua" "$2" >"$out/$1.txt" 2>&1
+run() {  # name url script|- seconds
+    local script=(-s "$out/$3.lua") target=$2
+    [ "$3" = "-" ] && script=()  # a single fixed request: no Lua
+    taskset -c "$client_core" wrk -t1 -c16 -d"$4"s --latency "${script[@]}" "$target" >"$out/$1.txt" 2>&1
     python3 - "$1" "$out/$1.txt" "$4" <<'PY' | tee -a "$results"
 import json, re, sys
 name, path, seconds = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -90,9 +109,12 @@ print(json.dumps({"load": name, "seconds": seconds, "requests": total, "requests
                   "within_5s": lat.get("99", 1e9) <= 5000}))
 PY
 }
-echo "== loads of $seconds s each, 2 wrk threads and 16 connections, on the server's 2 cores (wrk shares them)"
+echo "== loads of $seconds s each: wrk (1 thread, 16 connections) on core $client_core, the server alone on core $server_core"
 run route "$url" route "$seconds"
 run osrm "http://127.0.0.1:$osrm_port" osrm "$seconds"
+run route6 "$url" route6 "$seconds"
+run osrm6 "http://127.0.0.1:$osrm_port" osrm6 "$seconds"
+run health "$url/health" - "$seconds"
 run nearest "$url" nearest "$seconds"
 run etas "$url" etas "$seconds"
 echo "== the mix for $mix_seconds s while 200 cabs report every 5 s and the city's passengers book"
@@ -144,4 +166,33 @@ touch "$out/mix.started"
 run mix "$url" mix "$mix_seconds"
 wait $bookers
 grep "bookings during" "$results"
+if [ -n "$baseline" ]; then
+    echo "== the baseline, $baseline, on the same core and the same pairs"
+    stop_demo
+    start_demo "$baseline" "$out/baseline"
+    run baseline_route "$url" route "$seconds"
+    run baseline_health "$url/health" - "$seconds"
+fi
+python3 - "$results" "$server_core" "$client_core" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+by = {r["load"]: r for r in rows}
+label = {"route": ("Wayfare", "`GET /v1/route`, GeoJSON"), "osrm": ("osrm-routed", "`/route/v1/driving`, `overview=full&geometries=geojson`"),
+         "route6": ("Wayfare", "`GET /v1/route?geometries=polyline6`"), "osrm6": ("osrm-routed", "`/route/v1/driving`, `overview=full&geometries=polyline6`"),
+         "health": ("Wayfare", "`GET /health`"), "nearest": ("Wayfare", "`GET /v1/cabs/nearest?k=5`"), "etas": ("Wayfare", "`POST /v1/etas`, 50 cabs"),
+         "mix": ("Wayfare", "the mix"), "bookings during the mix": ("Wayfare", "beside the mix: `POST /v1/bookings`, 4 a second"),
+         "baseline_route": ("baseline", "`GET /v1/route`, GeoJSON"), "baseline_health": ("baseline", "`GET /health`")}
+peer = {"route": "osrm", "route6": "osrm6", "baseline_route": "osrm"}
+print("\nserver on core %s, wrk on core %s" % (sys.argv[2], sys.argv[3]))
+print("| server | load | requests/s | p50 ms | p99 ms | non-2xx | ratio |")
+print("| --- | --- | ---: | ---: | ---: | ---: | --- |")
+for r in rows:
+    who, what = label.get(r["load"], ("?", r["load"]))
+    ratio = ""
+    if r["load"] in peer and peer[r["load"]] in by:
+        p = by[peer[r["load"]]]
+        ratio = "%.2f× %s" % (r["requests_per_second"] / max(1, p["requests_per_second"]), p["load"])
+    print("| %s | %s | %s | %s | %s | %s | %s |" % (who, what, r["requests_per_second"], r.get("p50_ms"), r.get("p99_ms"),
+                                                 r.get("non_2xx", r.get("statuses")), ratio))
+PY
 echo "load: results in $results"

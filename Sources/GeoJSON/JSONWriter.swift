@@ -5,20 +5,23 @@
 /// is a store, where a `String` append checks and grows its storage by grapheme rules.
 public struct JSONWriter: Sendable {
     /// What has been written.
-    public private(set) var bytes: [UInt8] = []
+    public var bytes: [UInt8] { storage }
+    @usableFromInline var storage: [UInt8] = []
+    /// How many bytes have been written.
+    public var count: Int { storage.count }
 
     /// An empty writer, its storage reserved for `capacity` bytes.
-    public init(capacity: Int = 256) { bytes.reserveCapacity(max(0, capacity)) }
+    public init(capacity: Int = 256) { storage.reserveCapacity(max(0, capacity)) }
 
     /// The text written, as a `String`.
     public var text: String { String(decoding: bytes, as: UTF8.self) }
 
     /// Appends one ASCII byte (a bracket, a comma, a colon).
-    public mutating func byte(_ b: UInt8) { bytes.append(b) }
+    @inlinable public mutating func byte(_ b: UInt8) { storage.append(b) }
 
     /// Appends ASCII text as it is: a literal the caller knows needs no escaping.
-    public mutating func raw(_ s: StaticString) {
-        s.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    @inlinable public mutating func raw(_ s: StaticString) {
+        s.withUTF8Buffer { storage.append(contentsOf: $0) }
     }
 
     /// `null`.
@@ -28,23 +31,13 @@ public struct JSONWriter: Sendable {
     public mutating func bool(_ b: Bool) { if b { raw("true") } else { raw("false") } }
 
     /// A whole number in decimal.
-    public mutating func integer(_ n: Int64) {
-        if n < 0 {
-            bytes.append(UInt8(ascii: "-"))
-            // The magnitude as unsigned: −Int64.min does not fit an Int64.
-            unsigned(n.magnitude)
-        } else {
-            unsigned(UInt64(n))
-        }
+    @inlinable public mutating func integer(_ n: Int64) {
+        // The magnitude as unsigned: −Int64.min does not fit an Int64.
+        digits(whole: n.magnitude, fraction: 0, width: 0, negative: n < 0)
     }
 
     /// A whole number in decimal.
-    public mutating func unsigned(_ n: UInt64) {
-        let first = bytes.count
-        var rest = n
-        repeat { bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)); rest /= 10 } while rest > 0
-        bytes[first...].reverse()
-    }
+    @inlinable public mutating func unsigned(_ n: UInt64) { digits(whole: n, fraction: 0, width: 0, negative: false) }
 
     /// A number as JSON allows it: a whole number without a fraction, any other in the
     /// shortest form that reads back as the same `Double`, a non-finite one as `null`.
@@ -52,42 +45,49 @@ public struct JSONWriter: Sendable {
         guard n.isFinite else { return null() }
         if n == n.rounded(), abs(n) < 1e15 { return integer(Int64(n)) }  // exact: |n| < 2^53
         var s = n.description
-        s.withUTF8 { bytes.append(contentsOf: $0) }
+        s.withUTF8 { storage.append(contentsOf: $0) }
     }
 
     /// A number rounded to `decimals` places (0 to 9) and written with at most that many,
     /// trailing zeros left out: coordinates to 7 decimals are about 1 cm. A number too large
     /// for the fixed form (or not finite) is written as ``number(_:)`` writes it.
-    public mutating func fixed(_ n: Double, decimals: Int) {
+    @inlinable public mutating func fixed(_ n: Double, decimals: Int) {
         let places = min(max(decimals, 0), 9)
-        let scale = Self.powersOfTen[places]
+        var scale: UInt64 = 1
+        for _ in 0..<places { scale &*= 10 }
         let scaled = (n * Double(scale)).rounded()
-        guard scaled.isFinite, abs(scaled) < 9e15, let whole = Int64(exactly: scaled) else { return number(n) }
-        if whole < 0 { bytes.append(UInt8(ascii: "-")) }
+        guard abs(scaled) < 9e15, let whole = Int64(exactly: scaled) else { return number(n) }  // NaN fails both
         let magnitude = whole.magnitude
-        unsigned(magnitude / UInt64(scale))
-        var fraction = magnitude % UInt64(scale)
-        guard fraction != 0 else { return }
-        var width = places
-        while fraction % 10 == 0 { fraction /= 10; width -= 1 }
-        bytes.append(UInt8(ascii: "."))
-        var divisor = UInt64(Self.powersOfTen[width - 1])
-        while divisor > 0 {
-            bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: fraction / divisor % 10))
-            divisor /= 10
+        var fraction = magnitude % scale, width = places
+        if fraction == 0 { width = 0 }
+        while width > 0, fraction % 10 == 0 { fraction /= 10; width -= 1 }
+        digits(whole: magnitude / scale, fraction: fraction, width: width, negative: whole < 0)
+    }
+
+    /// `[-]whole[.fraction]`, the fraction zero-padded to `width` digits (none when 0), built
+    /// on the stack and appended at once: one capacity check per number rather than per digit.
+    @inlinable mutating func digits(whole: UInt64, fraction: UInt64, width: Int, negative: Bool) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { buffer in
+            var i = buffer.count, rest = fraction
+            if width > 0 {
+                for _ in 0..<min(width, 20) { i -= 1; buffer[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10); rest /= 10 }
+                i -= 1; buffer[i] = UInt8(ascii: ".")
+            }
+            rest = whole
+            repeat { i -= 1; buffer[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10); rest /= 10 } while rest > 0  // at most 20
+            if negative { i -= 1; buffer[i] = UInt8(ascii: "-") }
+            storage.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[i...]))
         }
     }
 
-    private static let powersOfTen: [Int64] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000]
-
     /// A string literal, escaped: quotes, backslashes and control characters.
     public mutating func string(_ s: String) {
-        bytes.append(UInt8(ascii: "\""))
+        storage.append(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { utf8 in
             var start = 0
             for (i, b) in utf8.enumerated() where b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i]))
+                storage.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i]))
                 start = i + 1
                 switch b {
                 case UInt8(ascii: "\""): raw("\\\"")
@@ -98,12 +98,12 @@ public struct JSONWriter: Sendable {
                 default:
                     raw("\\u00")
                     let hex: StaticString = "0123456789abcdef"
-                    hex.withUTF8Buffer { h in bytes.append(h[Int(b >> 4)]); bytes.append(h[Int(b & 15)]) }
+                    hex.withUTF8Buffer { h in storage.append(h[Int(b >> 4)]); storage.append(h[Int(b & 15)]) }
                 }
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+            storage.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
         }
-        bytes.append(UInt8(ascii: "\""))
+        storage.append(UInt8(ascii: "\""))
     }
 
     /// A parsed value, written compactly.

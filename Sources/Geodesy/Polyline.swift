@@ -7,7 +7,7 @@ public enum Polyline {
         out.reserveCapacity(path.count * 8)
         var lastLat = 0, lastLon = 0
         for c in path {
-            let lat = Int((c.latitude * factor).rounded()), lon = Int((c.longitude * factor).rounded())
+            let lat = nearest(c.latitude * factor), lon = nearest(c.longitude * factor)
             append(lat - lastLat, to: &out)
             append(lon - lastLon, to: &out)
             lastLat = lat; lastLon = lon
@@ -30,6 +30,11 @@ public enum Polyline {
         }
         return path
     }
+
+    /// `v` to the nearest whole number, halves away from zero, as `rounded()` does, without
+    /// libm's `round` call (a route's polyline makes two a point). `v` is degrees times at most
+    /// 10^7, far inside `Int`'s range.
+    @inline(__always) private static func nearest(_ v: Double) -> Int { Int(v < 0 ? v - 0.5 : v + 0.5) }
 
     private static func pow10(_ n: Int) -> Double {
         var f = 1.0

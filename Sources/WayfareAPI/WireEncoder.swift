@@ -137,10 +137,10 @@ struct StreamEncoder: Encoder {
         case let line as LineString: line.write(to: &stream.out)
         case let v as JSONValue: stream.out.value(v)
         default:
-            let before = stream.out.bytes.count
+            let before = stream.out.count
             try value.encode(to: self)
             stream.close(to: depth)
-            if stream.out.bytes.count == before { stream.out.null() }  // a value that wrote nothing
+            if stream.out.count == before { stream.out.null() }  // a value that wrote nothing
         }
     }
 }

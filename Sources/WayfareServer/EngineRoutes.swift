@@ -56,9 +56,10 @@ struct EngineController {
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: outlines)))
         }
         routes.on(.route) { request, _ in
-            let from = try request.coordinate(.from)!, to = try request.coordinate(.to)!
-            let format = try request.parameter(.geometries).flatMap(GeometryFormat.init(rawValue:)) ?? .geojson
-            if let count = try request.integer(.alternatives) {
+            let query = request.query
+            let from = try query.coordinate(.from)!, to = try query.coordinate(.to)!
+            let format = try query.parameter(.geometries).flatMap(GeometryFormat.init(rawValue:)) ?? .geojson
+            if let count = try query.integer(.alternatives) {
                 return JSONResponse.make(try Self.choices(from: from, to: to, count: Int(count), format: format, city: city.city, routers: routers))
             }
             let result: Result<Route, RouteError> = routers.with { r in Result { () throws(RouteError) -> Route in try r.route(from: from, to: to) } }

@@ -2,6 +2,7 @@ import Foundation
 import GeoJSON
 import Geodesy
 import Hummingbird
+import HummingbirdCore
 import NIOCore
 import Services
 import WayfareAPI
@@ -71,20 +72,20 @@ extension Request {
         let raw: String?
         switch parameter.location {
         case .header: raw = headers[.init(parameter.name)!]
-        default: raw = uri.queryParameters.get(parameter.name)
+        default: return try query.parameter(parameter)
         }
         do { return try parameter.text(raw) } catch { throw APIError.invalid(error) }
     }
 
+    /// The query, parsed once for a handler that reads several of its parameters (each
+    /// `uri.queryParameters` parses the whole query again).
+    var query: Query { Query(values: uri.queryParameters) }
+
     /// A query parameter as a point.
-    func coordinate(_ parameter: Parameter) throws(APIError) -> Coordinate? {
-        do { return try parameter.coordinate(uri.queryParameters.get(parameter.name)) } catch { throw APIError.invalid(error) }
-    }
+    func coordinate(_ parameter: Parameter) throws(APIError) -> Coordinate? { try query.coordinate(parameter) }
 
     /// A query parameter as a whole number.
-    func integer(_ parameter: Parameter) throws(APIError) -> Int64? {
-        do { return try parameter.integer(uri.queryParameters.get(parameter.name)) } catch { throw APIError.invalid(error) }
-    }
+    func integer(_ parameter: Parameter) throws(APIError) -> Int64? { try query.integer(parameter) }
 
     /// The `Idempotency-Key` header: required on every call that books or moves money, so
     /// that a retried request has the effect of one.
@@ -109,6 +110,26 @@ extension RequestContext {
     func int(_ parameter: Parameter) throws(APIError) -> Int {
         guard let n = Int(exactly: try integer(parameter)) else { throw APIError.invalid(parameter.name, "is out of range") }
         return n
+    }
+}
+
+/// A request's query parameters, parsed, each read and checked by its definition.
+struct Query {
+    let values: FlatDictionary<Substring, Substring>
+
+    /// A parameter's text, checked.
+    func parameter(_ parameter: Parameter) throws(APIError) -> String? {
+        do throws(WireError) { return try parameter.text(values.get(parameter.name)) } catch { throw APIError.invalid(error) }
+    }
+
+    /// A parameter as a point.
+    func coordinate(_ parameter: Parameter) throws(APIError) -> Coordinate? {
+        do throws(WireError) { return try parameter.coordinate(values.get(parameter.name)) } catch { throw APIError.invalid(error) }
+    }
+
+    /// A parameter as a whole number.
+    func integer(_ parameter: Parameter) throws(APIError) -> Int64? {
+        do throws(WireError) { return try parameter.integer(values.get(parameter.name)) } catch { throw APIError.invalid(error) }
     }
 }
 
