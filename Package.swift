@@ -148,7 +148,7 @@ let package = Package(
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), "CityModel", "Essentials", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"), "SQLiteStorage", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "WayfareAPI"]),
         .executableTarget(name: "BackendExample", dependencies: ["Geodesy", "Zones", "Fleet", "RoadGraph", "Geocoding", "TaxiDispatch"],
                           path: "Examples/BackendExample"),

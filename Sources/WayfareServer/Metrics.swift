@@ -15,8 +15,8 @@ import Storage
 /// process (the tests, the demo) keep separate counts, and nothing global is bootstrapped
 /// behind a library user's back.
 ///
-/// `Sendable`: the registry and factory are `Sendable`; the last dispatch counts seen sit
-/// behind a lock.
+/// `Sendable`: the registry and factory are `Sendable`; the last dispatch counts seen and the
+/// request series' handles sit behind locks.
 final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     let factory: PrometheusMetricsFactory
@@ -32,12 +32,30 @@ final class ServerMetrics: Sendable {
         self.factory = factory
     }
 
+    /// A request series: its route pattern, method and status.
+    struct Series: Hashable {
+        let route: String, method: String, status: Int
+    }
+
+    /// Each series' counter and timer, made once: making them through the factory on every
+    /// request hashed the label and dimensions and allocated their arrays each time. Bounded:
+    /// routes are patterns (never paths with ids), and methods and statuses are few.
+    let series = Locked([Series: (CoreMetrics.Counter, CoreMetrics.Timer)]())
+
     /// One request answered.
     func request(route: String, method: String, status: Int, duration: Duration) {
-        CoreMetrics.Counter(label: "wayfare_http_requests_total",
-                            dimensions: [("route", route), ("method", method), ("status", String(status))], factory: factory).increment()
-        CoreMetrics.Timer(label: "wayfare_http_request_duration_seconds", dimensions: [("route", route), ("method", method)],
-                          factory: factory).recordNanoseconds(Self.nanoseconds(duration))
+        let key = Series(route: route, method: method, status: status)
+        let (counter, timer) = series.withLock { table in
+            if let made = table[key] { return made }
+            let made = (CoreMetrics.Counter(label: "wayfare_http_requests_total",
+                                            dimensions: [("route", route), ("method", method), ("status", String(status))], factory: factory),
+                        CoreMetrics.Timer(label: "wayfare_http_request_duration_seconds", dimensions: [("route", route), ("method", method)],
+                                          factory: factory))
+            table[key] = made
+            return made
+        }
+        counter.increment()
+        timer.recordNanoseconds(Self.nanoseconds(duration))
     }
 
     /// One store transaction.

@@ -143,10 +143,11 @@ enum JSONResponse {
     /// `value` as a JSON answer; `capacity` is a guess at its size in bytes, so the body's
     /// storage is reserved once.
     static func make<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok, capacity: Int = 256) -> Response {
-        body(WireEncoder.bytes(value, capacity: capacity), status: status)
+        make(bytes: WireEncoder.bytes(value, capacity: capacity), status: status)
     }
 
-    private static func body(_ bytes: [UInt8], status: HTTPResponse.Status) -> Response {
+    /// JSON already written, as an answer.
+    static func make(bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))

@@ -349,7 +349,7 @@ struct RequestLogMiddleware: RouterMiddleware {
         let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         context.logger.info("\(request.method) \(request.uri.path) \(response.status.code) \(String(format: "%.1f", ms)) ms")
         // By route pattern, not path: ids in paths would make a series per booking.
-        metrics.request(route: context.endpointPath ?? "unmatched", method: "\(request.method)", status: Int(response.status.code),
+        metrics.request(route: context.endpointPath ?? "unmatched", method: request.method.rawValue, status: Int(response.status.code),
                         duration: elapsed)
         return response
     }
@@ -362,8 +362,9 @@ struct OperationsController {
     /// `/health`: no authentication, no rate limit, nothing read: probes always get through.
     var probeRoutes: RouteCollection<WayfareContext> {
         let routes = RouteCollection(context: WayfareContext.self)
-        let health = Health(payments: server.paymentsMode, sms: server.testPhones == nil ? "live" : "test")
-        routes.on(.health) { _, _ in JSONResponse.make(health) }
+        // The same answer every time: written once.
+        let health = WireEncoder.bytes(Health(payments: server.paymentsMode, sms: server.testPhones == nil ? "live" : "test"))
+        routes.on(.health) { _, _ in JSONResponse.make(bytes: health) }
         return routes
     }
 
