@@ -10,17 +10,13 @@ func fuzzGeoJSON(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: data, count: size)
     var sink = 0
     if let value = try? JSONParser.parse(bytes) {
-        var text = ""
-        value.write(to: &text)
-        sink &+= text.utf8.count
+        sink &+= value.serialized.utf8.count
     }
     if let collection = try? FeatureCollection(parsing: bytes) {
         for feature in collection.features {
             feature.geometry?.forEachPosition { p in if p.x.isNaN || p.y.isNaN { sink &+= 1 } }
             for (name, value) in feature.properties {
-                var text = ""
-                value.write(to: &text)
-                sink &+= name.utf8.count &+ text.utf8.count
+                sink &+= name.utf8.count &+ value.serialized.utf8.count
                 _ = feature.property(name)
             }
         }
