@@ -4,7 +4,8 @@
 # (SERVER_CORE, CLIENT_CORE; 0 and 1 by default). In one run:
 #   - routes over the same 1,000 seeded pairs from Wayfare and from osrm-routed (from the
 #     osrm-bindings wheel on PyPI, contraction hierarchies, the same Monaco extract, pinned to
-#     the same core), in both geometry formats: GeoJSON and the polyline at precision 6;
+#     the same core and running only for its own loads), in both geometry formats: GeoJSON
+#     and the polyline at precision 6;
 #   - GET /health, the nearest cabs, the ETAs of 50 cabs;
 #   - with BASELINE=path/to/an/older/wayfare, its route (GeoJSON) and /health, same pairs;
 #   - the mix for MIX_SECONDS, checking the specification's "99 % of requests within 5 s"
@@ -24,8 +25,15 @@ rm -rf "$out" && mkdir -p "$out/osrm"
 # OSRM: the wheel's own binaries and car profile (scripts/osrm.sh).
 bash scripts/osrm.sh "$out/osrm" >/dev/null
 osrm_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-taskset -c "$server_core" "$out/osrm/wheel/osrm/bin/osrm-routed" --algorithm ch --ip 127.0.0.1 --port "$osrm_port" "$out/osrm/monaco.osrm" >"$out/osrm/routed.log" 2>&1 &
-osrm=$!
+osrm=""
+# osrm-routed runs only for its own loads, so that no second server sits on the core.
+start_osrm() {
+    taskset -c "$server_core" "$out/osrm/wheel/osrm/bin/osrm-routed" --algorithm ch --ip 127.0.0.1 --port "$osrm_port" "$out/osrm/monaco.osrm" >"$out/osrm/routed.log" 2>&1 &
+    osrm=$!
+    for _ in $(seq 1 100); do grep -q "running and waiting for requests" "$out/osrm/routed.log" && return; sleep 0.2; done
+    echo "load: osrm-routed did not start" >&2; cat "$out/osrm/routed.log" >&2; exit 1
+}
+stop_osrm() { kill "$osrm" 2>/dev/null || true; wait "$osrm" 2>/dev/null || true; osrm=""; }
 
 # The live city: the demo's first minute, then real time, pinned to the server's core.
 demo=""
@@ -41,7 +49,7 @@ start_demo() {  # binary folder: sets $demo and $url
     [ -n "$url" ] || { echo "load: the demo did not serve" >&2; cat "$2.err" >&2; exit 1; }
 }
 stop_demo() { kill -INT "$demo" 2>/dev/null || true; wait "$demo" 2>/dev/null || true; }
-trap 'kill $osrm 2>/dev/null || true; stop_demo' EXIT
+trap 'stop_osrm; stop_demo' EXIT
 start_demo "$wayfare" "$out/demo"
 "$wayfare" graph od "$out/demo/city/roads.wfg" --pairs 1000 --seed 42 --out "$out/od.csv" >/dev/null
 
@@ -111,12 +119,14 @@ PY
 }
 echo "== loads of $seconds s each: wrk (1 thread, 16 connections) on core $client_core, the server alone on core $server_core"
 run route "$url" route "$seconds"
-run osrm "http://127.0.0.1:$osrm_port" osrm "$seconds"
 run route6 "$url" route6 "$seconds"
-run osrm6 "http://127.0.0.1:$osrm_port" osrm6 "$seconds"
 run health "$url/health" - "$seconds"
 run nearest "$url" nearest "$seconds"
 run etas "$url" etas "$seconds"
+start_osrm
+run osrm "http://127.0.0.1:$osrm_port" osrm "$seconds"
+run osrm6 "http://127.0.0.1:$osrm_port" osrm6 "$seconds"
+stop_osrm
 echo "== the mix for $mix_seconds s while 200 cabs report every 5 s and the city's passengers book"
 # Beside wrk, bookings for now at about 4 a second from passengers of their own (each books
 # once: a passenger has one booking at a time), timed from request to 201.
