@@ -113,7 +113,7 @@ extension RoadNetwork {
                     } catch { throw GraphError("\(edgesPath): line \(row.line): \(edges.header[gc]): \(error.description)") }
                 }
                 draft.addEdge(tail: a, head: b, lat: lat, lon: lon,
-                              lengthDm: UInt32(saturating: length * 10), timeMs: UInt32(saturating: time * 1000))
+                              lengthMetres: length, timeSeconds: time)
             }
         } catch let e as GraphError {
             throw e
@@ -254,10 +254,10 @@ struct OSMGraphBuilder {
                 let piece = d.addPiece(lat: points.map { latE7[$0] }, lon: points.map { lonE7[$0] }, name: name)
                 pieceWay.append(w)
                 if use.toll { d.tollWay[piece] = wayIDs[w] }
-                let dm = UInt32(saturating: metres * 10), ms = UInt32(saturating: metres / (use.speedKmh / 3.6) * 1000)
+                let seconds = metres / (use.speedKmh / 3.6)
                 let a = node[points[0]], b = node[i]
-                if use.forward { d.edges.append(.init(tail: a, head: b, piece: piece, lengthDm: dm, timeMs: ms)) }
-                if use.backward { d.edges.append(.init(tail: b, head: a, piece: piece | RoadNetwork.reversedBit, lengthDm: dm, timeMs: ms)) }
+                if use.forward { d.edges.append(.init(tail: a, head: b, piece: piece, lengthMetres: metres, timeSeconds: seconds)) }
+                if use.backward { d.edges.append(.init(tail: b, head: a, piece: piece | RoadNetwork.reversedBit, lengthMetres: metres, timeSeconds: seconds)) }
                 points = [i]
             }
         }
@@ -319,15 +319,6 @@ struct OSMGraphBuilder {
             }
         }
         if !removed.isEmpty { d.edges = d.edges.enumerated().filter { !removed.contains($0.offset) }.map(\.element) }
-    }
-}
-
-extension UInt32 {
-    /// `x` rounded up, clamped to `0...UInt32.max`; NaN becomes `UInt32.max`. Why: costs
-    /// come from file data and must never trap on conversion.
-    init(saturating x: Double) {
-        let r = x.rounded(.up)
-        if r.isNaN || r >= 4_294_967_295 { self = .max } else if r <= 0 { self = 0 } else { self = UInt32(r) }
     }
 }
 

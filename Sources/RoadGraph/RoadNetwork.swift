@@ -20,8 +20,9 @@ public enum Metric: String, Sendable, CaseIterable {
 ///
 /// Units: edge weights are integers so every algorithm adds exactly the same numbers and
 /// their answers can be compared for equality — length in decimetres, time in
-/// milliseconds, both rounded *up* from the geometry so the straight-line heuristics stay
-/// admissible.
+/// milliseconds, each rounded to the nearest unit so that a route's cost carries no bias
+/// that grows with its edge count (see ``EdgeCosts`` for the one exception, which keeps
+/// the straight-line heuristic admissible).
 public struct RoadNetwork: Sendable {
     // Nodes (junctions; a junction split for turn restrictions has one node per way in).
     /// Latitude and longitude in 1e-7 degrees, as OSM stores them.
@@ -136,10 +137,7 @@ public struct RoadNetwork: Sendable {
         // source of the weights (OSM or a CSV with its own lengths and times).
         var scale = [Double.infinity, Double.infinity]
         for p in 0..<pieceCount {
-            var metres = 0.0
-            for k in Int(pieceStart[p])..<(Int(pieceStart[p + 1]) - 1) {
-                metres += pointCoordinate(k).distance(to: pointCoordinate(k + 1))
-            }
+            let metres = pieceMetres(p)
             guard metres > 0 else { continue }
             for k in Int(pieceEdgeStart[p])..<Int(pieceEdgeStart[p + 1]) {
                 let e = Int(pieceEdges[k])
@@ -153,6 +151,22 @@ public struct RoadNetwork: Sendable {
         heuristicScale = scale.map { $0.isFinite ? min($0 * 0.999, Self.maximumHeuristicScale) : 0 }
         segments = SegmentTree(latE7: pointLatE7, lonE7: pointLonE7, lineStart: pieceStart)
         for i in hierarchies.indices { hierarchies[i].deriveShortcutLengths(lengthDm) }
+    }
+
+    /// The length of piece `p`'s polyline in metres (great-circle, point to point).
+    func pieceMetres(_ p: Int) -> Double {
+        Self.polylineMetres(latE7: pointLatE7, lonE7: pointLonE7, Int(pieceStart[p])..<Int(pieceStart[p + 1]))
+    }
+
+    /// The length in metres of the polyline through points `range` (great-circle, point to
+    /// point).
+    static func polylineMetres(latE7: [Int32], lonE7: [Int32], _ range: Range<Int>) -> Double {
+        var metres = 0.0
+        for k in range.dropLast() {
+            metres += Coordinate(unchecked: Double(latE7[k]) * 1e-7, Double(lonE7[k]) * 1e-7)
+                .distance(to: Coordinate(unchecked: Double(latE7[k + 1]) * 1e-7, Double(lonE7[k + 1]) * 1e-7))
+        }
+        return metres
     }
 
     /// The largest heuristic scale used (cost units per metre).
@@ -184,8 +198,10 @@ struct NetworkDraft {
         var tail: UInt32
         var head: UInt32
         var piece: UInt32  // with RoadNetwork.reversedBit when against the points
-        var lengthDm: UInt32
-        var timeMs: UInt32
+        /// Exact costs as the source gives them; rounded to integer units only when the
+        /// network is built (``EdgeCosts``), so that no rule is applied twice.
+        var lengthMetres: Double
+        var timeSeconds: Double
     }
 
     mutating func addNode(latE7: Int32, lonE7: Int32) -> UInt32 {
@@ -209,7 +225,7 @@ struct NetworkDraft {
     /// share that one piece, as an OSM two-way street does. Why: a point snapped onto a
     /// two-way street must be able to leave (and be reached) both ways, and a point on a
     /// junction must not be tied to one arbitrary row.
-    mutating func addEdge(tail: UInt32, head: UInt32, lat: [Int32], lon: [Int32], lengthDm: UInt32, timeMs: UInt32) {
+    mutating func addEdge(tail: UInt32, head: UInt32, lat: [Int32], lon: [Int32], lengthMetres: Double, timeSeconds: Double) {
         let back = UInt64(head) << 32 | UInt64(tail)
         if var waiting = unpaired[back] {
             for (k, p) in waiting.enumerated() {
@@ -219,13 +235,13 @@ struct NetworkDraft {
                       zip(pointLonE7[a..<b].reversed(), lon).allSatisfy({ $0 == $1 }) else { continue }
                 waiting.remove(at: k)
                 unpaired[back] = waiting.isEmpty ? nil : waiting
-                edges.append(.init(tail: tail, head: head, piece: p | RoadNetwork.reversedBit, lengthDm: lengthDm, timeMs: timeMs))
+                edges.append(.init(tail: tail, head: head, piece: p | RoadNetwork.reversedBit, lengthMetres: lengthMetres, timeSeconds: timeSeconds))
                 return
             }
         }
         let p = addPiece(lat: lat, lon: lon, name: 0)
         unpaired[UInt64(tail) << 32 | UInt64(head), default: []].append(p)
-        edges.append(.init(tail: tail, head: head, piece: p, lengthDm: lengthDm, timeMs: timeMs))
+        edges.append(.init(tail: tail, head: head, piece: p, lengthMetres: lengthMetres, timeSeconds: timeSeconds))
     }
 }
 
@@ -275,8 +291,7 @@ extension RoadNetwork {
         firstOut = first
         head = order.map { edges[$0].head }
         tail = order.map { edges[$0].tail }
-        lengthDm = order.map { edges[$0].lengthDm }
-        timeMs = order.map { edges[$0].timeMs }
+        let exactLength = order.map { edges[$0].lengthMetres }, exactTime = order.map { edges[$0].timeSeconds }
         let draftPiece = order.map { edges[$0].piece }
 
         // Only pieces some kept edge runs along survive, renumbered in order.
@@ -305,6 +320,13 @@ extension RoadNetwork {
             let q = Int(p & ~Self.reversedBit)
             pieceEdges[Int(pieceSlot[q])] = UInt32(e); pieceSlot[q] += 1
         }
+
+        // Costs to integer units, once the geometry each edge runs along is known.
+        let (starts, lats, lons) = (pieceStart, pointLatE7, pointLonE7)
+        let pieceLength = (0..<pieceName.count).map { Self.polylineMetres(latE7: lats, lonE7: lons, Int(starts[$0])..<Int(starts[$0 + 1])) }
+        let metres = edgePiece.map { pieceLength[Int($0 & ~Self.reversedBit)] }
+        lengthDm = EdgeCosts.units(exactLength, perValue: 10, metres: metres)
+        timeMs = EdgeCosts.units(exactTime, perValue: 1000, metres: metres)
 
         firstIn = [UInt32](repeating: 0, count: kept + 1)
         for h in head { firstIn[Int(h) + 1] += 1 }
@@ -392,7 +414,7 @@ extension RoadNetwork {
         for c in nodes { _ = d.addNode(latE7: Int32((c.latitude * 1e7).rounded()), lonE7: Int32((c.longitude * 1e7).rounded())) }
         for e in edges where e.from != e.to && nodes.indices.contains(e.from) && nodes.indices.contains(e.to) {
             d.addEdge(tail: UInt32(e.from), head: UInt32(e.to), lat: [d.latE7[e.from], d.latE7[e.to]], lon: [d.lonE7[e.from], d.lonE7[e.to]],
-                      lengthDm: UInt32(saturating: e.lengthMetres * 10), timeMs: UInt32(saturating: e.timeSeconds * 1000))
+                      lengthMetres: e.lengthMetres, timeSeconds: e.timeSeconds)
         }
         d.unpaired = [:]
         var report = BuildReport()

@@ -98,8 +98,11 @@ public struct ServiceSimulation: Sendable {
         public var walletTrips: Int, cashTrips: Int
         /// Cash trips over completed trips.
         public var cashShare: Double
-        /// Fares of the completed trips, what wallets paid and what drivers collected in cash.
-        public var fares: Int64, walletPaid: Int64, cashPaid: Int64
+        /// Fares of the completed trips, what wallets paid, what drivers collected in cash,
+        /// and what awaits the passengers' confirmation (a fare above the estimate plus the
+        /// city's margin, a long wait at the pickup for example). The first is the sum of the
+        /// other three.
+        public var fares: Int64, walletPaid: Int64, cashPaid: Int64, awaitingConfirmation: Int64
         /// The company's commission: the sum of the invoices', and the revenue account's
         /// balance in the ledger (equal when nothing is lost).
         public var commission: Int64, revenue: Int64
@@ -121,7 +124,7 @@ public struct ServiceSimulation: Sendable {
             case commission, revenue, reports
             case bookedNow = "booked_now", bookedLater = "booked_later", notServed = "not_served"
             case walletTrips = "wallet_trips", cashTrips = "cash_trips", cashShare = "cash_share"
-            case walletPaid = "wallet_paid", cashPaid = "cash_paid"
+            case walletPaid = "wallet_paid", cashPaid = "cash_paid", awaitingConfirmation = "awaiting_confirmation"
             case ledgerBalanced = "ledger_balanced", ledgerTransfers = "ledger_transfers", pickupETA = "pickup_eta_s"
             case bookNowMilliseconds = "book_now_ms", unexpectedErrors = "unexpected_errors", wallSeconds = "wall_seconds"
         }

@@ -22,7 +22,7 @@ struct OracleDijkstra {
 
     func cost(_ s: Snap, _ t: Snap, _ metric: Metric) -> UInt32? {
         func w(_ e: Int) -> UInt32 { metric == .time ? g.timeMs[e] : g.lengthDm[e] }
-        func up(_ x: Double, _ e: Int) -> UInt32 { UInt32((max(0, x) * Double(w(e))).rounded(.up)) }
+        func part(_ x: Double, _ e: Int) -> UInt32 { UInt32((max(0, x) * Double(w(e))).rounded(.toNearestOrEven)) }
         var dist = [UInt64](repeating: .max, count: g.nodeCount)
         // A sorted array (largest first) as the queue: slow but obviously right.
         var heap: [(UInt64, Int)] = []
@@ -36,11 +36,11 @@ struct OracleDijkstra {
         for e in 0..<g.edgeCount {
             let piece = Int(g.edgePiece[e] & ~RoadNetwork.reversedBit), reversed = g.edgePiece[e] & RoadNetwork.reversedBit != 0
             if piece == s.piece {
-                let c = UInt64(up(reversed ? s.fraction : 1 - s.fraction, e)), v = Int(g.head[e])
+                let c = UInt64(part(reversed ? s.fraction : 1 - s.fraction, e)), v = Int(g.head[e])
                 if c < dist[v] { dist[v] = c; push(c, v) }
             }
             if piece == t.piece {
-                let c = UInt64(up(reversed ? 1 - t.fraction : t.fraction, e)), v = Int(g.tail[e])
+                let c = UInt64(part(reversed ? 1 - t.fraction : t.fraction, e)), v = Int(g.tail[e])
                 arrive[v] = min(arrive[v] ?? .max, c)
             }
             // A point on a piece's end is at that junction.
@@ -52,7 +52,7 @@ struct OracleDijkstra {
             if piece == t.piece, t.fraction == 0 || t.fraction == 1 { arrive[t.fraction == 0 ? first : last] = 0 }
             if piece == s.piece && piece == t.piece {
                 let ahead = reversed ? s.fraction - t.fraction : t.fraction - s.fraction
-                if ahead >= 0 { best = min(best, UInt64(up(ahead, e))) }
+                if ahead >= 0 { best = min(best, UInt64(part(ahead, e))) }
             }
         }
         while !heap.isEmpty {
@@ -100,7 +100,7 @@ func length(_ line: [Coordinate]) -> Double {
                     routed += 1
                     #expect(r.geometry.first == s.coordinate && r.geometry.last == t.coordinate)
                     let drawn = length(r.geometry)
-                    // Each edge length is rounded up to the decimetre; the snapped fractions are planar.
+                    // Each edge length is rounded to the decimetre; the snapped fractions are planar.
                     #expect(abs(drawn - r.distanceMetres) <= 0.1 * Double(r.geometry.count) + 0.002 * drawn, "drawn \(drawn) m, reported \(r.distanceMetres) m")
                     if metric == .time { #expect(abs(r.durationSeconds - Double(r.cost) / 1000) < 1e-9) }
                 }

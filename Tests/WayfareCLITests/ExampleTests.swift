@@ -90,11 +90,11 @@ import TestSupport
         #expect(run.status == 0, "\(run.stderr)")
         // 25,350 × 20 % = 5,070; 50,000 − 25,350 = 24,650 left.
         #expect(run.stdout.contains("paid: fare 25350, wallet 25350, cash 0, commission 5070"), "\(run.stdout)")
-        // The booking in Monaco, billed the booked route (no reports during the trip): 2,894 m
-        // in a sedan, 5,000 + 2.894 × 1,200 = 8,473, less the first ride's 10 % (847): 7,626
-        // from the wallet, which keeps 24,650 − 7,626.
-        #expect(run.stdout.contains("trip: fare 7626 (base 5000, distance 3473, first ride -847), paid by wallet"), "\(run.stdout)")
-        #expect(run.stdout.contains("balance: 17024"), "\(run.stdout)")
+        // The booking in Monaco, billed the booked route (no reports during the trip): 2,893 m
+        // in a sedan, 5,000 + 2.893 × 1,200 = 8,472, less the first ride's 10 % (847): 7,625
+        // from the wallet, which keeps 24,650 − 7,625.
+        #expect(run.stdout.contains("trip: fare 7625 (base 5000, distance 3472, first ride -847), paid by wallet"), "\(run.stdout)")
+        #expect(run.stdout.contains("balance: 17025"), "\(run.stdout)")
         #expect(run.stdout.contains("sound: true"), "\(run.stdout)")
         // A second run on the same file: the number is taken, so no code reaches the phone (the
         // owner is told someone tried) and verifying fails: a one-line error and exit 1.
