@@ -43,15 +43,16 @@ struct ContractionHierarchy: Sendable {
         self.originalEdgeCount = originalEdgeCount
     }
 
-    /// Contracts the graph given by its edges (tail[e] → head[e] at weight[e]).
-    init(nodeCount n: Int, tail: [UInt32], head: [UInt32], weight: [UInt32]) {
+    /// Contracts the graph given by its edges (tail[e] → head[e] at weight[e]), telling
+    /// `progress` the share of nodes contracted so far (about a hundred times).
+    init(nodeCount n: Int, tail: [UInt32], head: [UInt32], weight: [UInt32], progress: ((Double) -> Void)? = nil) {
         originalEdgeCount = head.count
         var c = Contractor(nodeCount: n)
         for e in head.indices where tail[e] != head[e] {
             c.addArc(from: Int(tail[e]), to: Int(head[e]), weight: weight[e], edge: UInt32(e))
         }
         c.shortcutBase = UInt32(head.count)
-        c.run()
+        c.run(progress: progress)
         func flatten(_ lists: [[HierarchyArc]]) -> ([UInt32], [HierarchyArc]) {
             var first: [UInt32] = [0], arcs: [HierarchyArc] = []
             first.reserveCapacity(lists.count + 1)
@@ -203,11 +204,13 @@ private struct Contractor {
         return Int32(4 * (shortcuts - removed)) + 2 * deletedNeighbours[v] + depth[v]
     }
 
-    mutating func run() {
+    mutating func run(progress: ((Double) -> Void)?) {
         var queue = MinHeap()
         let offset: Int32 = 1 << 30
         for v in 0..<n { queue.push(UInt32(priority(v) + offset), v) }
         var neighbours: [Int] = []
+        var done = 0
+        let step = max(1, n / 100)
         while let (p, v) = queue.pop() {
             guard !contracted[v] else { continue }
             // Lazy updates: contracting others may have made v worse than the next node.
@@ -218,6 +221,8 @@ private struct Contractor {
             }
             _ = contract(v, apply: true)
             contracted[v] = true
+            done += 1
+            if done % step == 0 { progress?(Double(done) / Double(n)) }
             upward[v] = out[v]; downward[v] = into[v]
             neighbours.removeAll(keepingCapacity: true)
             for a in out[v] {

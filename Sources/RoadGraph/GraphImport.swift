@@ -23,7 +23,13 @@ extension RoadNetwork {
     public static func importOSM(path: String, profile: CarProfile = CarProfile(),
                                  progress: ImportProgress? = nil) throws(GraphError) -> (RoadNetwork, BuildReport) {
         var builder = OSMGraphBuilder(profile: profile)
+        var report = BuildReport()
         let lower = path.lowercased()
+        var phaseStart = ContinuousClock.now
+        func phase(_ name: String) {
+            report.phases.append(.init(name: name, seconds: (ContinuousClock.now - phaseStart).seconds))
+            phaseStart = ContinuousClock.now
+        }
         do {
             if lower.hasSuffix(".osm") || lower.hasSuffix(".xml") {
                 progress?("reading XML", 0)
@@ -31,6 +37,7 @@ extension RoadNetwork {
                 builder.collect(block)
                 builder.indexNodes()
                 builder.locate(block.nodes)
+                phase("reading")
             } else {
                 let reader = try PBFReader(path: path)
                 try reader.forEachBlock([.ways, .relations]) { block in
@@ -38,11 +45,13 @@ extension RoadNetwork {
                     progress?("ways", Double(reader.bytesRead) / Double(max(1, reader.size)))
                 }
                 builder.indexNodes()
+                phase("ways")
                 let second = try PBFReader(path: path)
                 try second.forEachBlock([.nodes]) { block in
                     builder.locate(block.nodes)
                     progress?("nodes", Double(second.bytesRead) / Double(max(1, second.size)))
                 }
+                phase("nodes")
             }
         } catch let e as OSMError {
             throw GraphError(e.description)
@@ -51,10 +60,9 @@ extension RoadNetwork {
         }
         guard !builder.wayIDs.isEmpty else { throw GraphError("\(path): no road a car may drive (no usable highway ways)") }
         progress?("building", 0)
-        var report = BuildReport()
         let draft = builder.draft(report: &report)
-        progress?("contracting", 0.5)
-        let network = RoadNetwork(draft: draft, report: &report)
+        phase("junctions and pieces")
+        let network = RoadNetwork(draft: draft, report: &report, progress: progress)
         progress?("done", 1)
         guard network.nodeCount > 1 else { throw GraphError("\(path): the road network is empty after keeping its largest connected part") }
         return (network, report)
@@ -74,6 +82,12 @@ extension RoadNetwork {
                                  progress: ImportProgress? = nil) throws(GraphError) -> (RoadNetwork, BuildReport) {
         var draft = NetworkDraft()
         var index: [String: UInt32] = [:]
+        var report = BuildReport()
+        var phaseStart = ContinuousClock.now
+        func phase(_ name: String) {
+            report.phases.append(.init(name: name, seconds: (ContinuousClock.now - phaseStart).seconds))
+            phaseStart = ContinuousClock.now
+        }
         do {
             progress?("nodes", 0)
             let nodes = try CSVTable(path: nodesPath, required: ["id", "lat", "lon"])
@@ -89,7 +103,8 @@ extension RoadNetwork {
                 guard index[id] == nil else { throw GraphError("\(nodesPath): line \(row.line): duplicate node id \"\(id)\"") }
                 index[id] = draft.addNode(latE7: Int32((lat * 1e7).rounded()), lonE7: Int32((lon * 1e7).rounded()))
             }
-            progress?("edges", 0.2)
+            phase("nodes")
+            progress?("edges", 0)
             let edges = try CSVTable(path: edgesPath, required: ["from", "to", "length_m", "time_s"])
             let (fc, tc, lc, sc) = try (edges.column("from"), edges.column("to"), edges.column("length_m"), edges.column("time_s"))
             let gc = edges.optionalColumn("wkt") ?? edges.optionalColumn("geometry")
@@ -124,9 +139,8 @@ extension RoadNetwork {
         }
         guard !draft.edges.isEmpty else { throw GraphError("\(edgesPath): no edges") }
         draft.unpaired = [:]
-        progress?("contracting", 0.5)
-        var report = BuildReport()
-        let network = RoadNetwork(draft: draft, report: &report)
+        phase("edges")
+        let network = RoadNetwork(draft: draft, report: &report, progress: progress)
         progress?("done", 1)
         return (network, report)
     }

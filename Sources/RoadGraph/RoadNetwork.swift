@@ -1,5 +1,6 @@
 import Foundation
 import Geodesy
+import Essentials
 import SpatialIndex
 
 /// The two costs a route can minimise.
@@ -253,17 +254,44 @@ public struct BuildReport: Sendable, Equatable {
     public var droppedComponents = 0, droppedNodes = 0
     /// Shortcuts added by the contraction hierarchies (both metrics).
     public var shortcuts = 0
+    /// Shortcuts per metric, in `Metric.allCases` order.
+    public var shortcutsPerMetric: [Int] = []
+    /// Each phase of the import and its wall-clock seconds, in the order they ran (the two
+    /// metrics' contractions run at once, one per core).
+    public var phases: [Phase] = []
     /// Turn restrictions applied, and those skipped (via ways, ways outside the extract…).
     public var restrictionsApplied = 0, restrictionsSkipped = 0
     /// Ways whose posted `maxspeed` was below the profile's minimum and was replaced by
     /// the class default.
     public var implausibleSpeeds = 0
+
+    /// One phase of an import and how long it took.
+    public struct Phase: Sendable, Equatable {
+        /// What ran: "nodes", "edges", "ways", "layout", "contraction (time)"…
+        public var name: String
+        /// Wall-clock seconds.
+        public var seconds: Double
+    }
+
+    /// Runs `body` as the phase `name`, recording its wall-clock time.
+    mutating func time<T>(_ name: String, _ body: () throws -> T) rethrows -> T {
+        let start = ContinuousClock.now
+        defer { phases.append(Phase(name: name, seconds: (ContinuousClock.now - start).seconds)) }
+        return try body()
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
 }
 
 extension RoadNetwork {
     /// Keeps the largest strongly connected component of a draft, lays it out as CSR
-    /// arrays and contracts it for both metrics.
-    init(draft: NetworkDraft, report: inout BuildReport) {
+    /// arrays and contracts it for both metrics, telling `progress` how far contraction
+    /// has got (the mean of the two metrics' shares).
+    init(draft: NetworkDraft, report: inout BuildReport, progress: ImportProgress? = nil) {
+        let layoutStart = ContinuousClock.now
         let n = draft.latE7.count
         let component = StrongComponents.largest(nodeCount: n, edges: draft.edges)
         var newIndex = [UInt32](repeating: Self.none, count: n)
@@ -335,20 +363,39 @@ extension RoadNetwork {
         inEdge = [UInt32](repeating: 0, count: head.count)
         for e in head.indices { let h = Int(head[e]); inEdge[Int(inSlot[h])] = UInt32(e); inSlot[h] += 1 }
 
+        report.phases.append(.init(name: "layout", seconds: (ContinuousClock.now - layoutStart).seconds))
+
         // The two metrics contract independently, one per core.
         let (tails, heads, weights, nodes) = (tail, head, [timeMs, lengthDm], kept)
         var built = [ContractionHierarchy](repeating: ContractionHierarchy(), count: weights.count)
+        var seconds = [Double](repeating: 0, count: weights.count)
+        // Each metric's share done; the caller hears their mean, one call at a time.
+        let shares = Locked([Double](repeating: 0, count: weights.count))
+        nonisolated(unsafe) let tell = progress  // called only under `shares`' lock
         built.withUnsafeMutableBufferPointer { buffer in
-            nonisolated(unsafe) let out = buffer  // each iteration writes only its own slot
-            DispatchQueue.concurrentPerform(iterations: weights.count) { i in
-                out[i] = ContractionHierarchy(nodeCount: nodes, tail: tails, head: heads, weight: weights[i])
+            seconds.withUnsafeMutableBufferPointer { secondsBuffer in
+                nonisolated(unsafe) let (out, took) = (buffer, secondsBuffer)  // each iteration writes only its own slots
+                DispatchQueue.concurrentPerform(iterations: weights.count) { i in
+                    let start = ContinuousClock.now
+                    out[i] = ContractionHierarchy(nodeCount: nodes, tail: tails, head: heads, weight: weights[i]) { share in
+                        shares.withLock { s in
+                            s[i] = share
+                            tell?("contracting", s.reduce(0, +) / Double(s.count))
+                        }
+                    }
+                    took[i] = (ContinuousClock.now - start).seconds
+                }
             }
         }
         hierarchies = built
+        for (i, metric) in Metric.allCases.enumerated() {
+            report.phases.append(.init(name: "contraction (\(metric.rawValue))", seconds: seconds[i]))
+        }
         report.nodes = kept
         report.edges = head.count
-        report.shortcuts = hierarchies.reduce(0) { $0 + $1.shortcutCount }
-        prepare()
+        report.shortcutsPerMetric = hierarchies.map(\.shortcutCount)
+        report.shortcuts = report.shortcutsPerMetric.reduce(0, +)
+        report.time("snapping index") { prepare() }
     }
 }
 

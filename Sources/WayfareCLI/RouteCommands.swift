@@ -49,19 +49,34 @@ struct GraphImport: ParsableCommand {
         default:
             throw CLIError("give either an OSM file or both --nodes and --edges")
         }
+        bar.update("writing", 0)
+        let writeStart = Date()
         try GraphFile.write(network, to: out)
+        bar.update("writing", 1)
         bar.finish()
         let seconds = Date().timeIntervalSince(start)
         let bytes = (try? FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) ?? 0
+        // Each phase on its own line (stderr), then the one JSON line.
+        let phases = report.phases.map { ($0.name, $0.seconds) } + [("writing", Date().timeIntervalSince(writeStart))]
+        for (name, s) in phases { note("\(name): \(String(format: "%.2f", s)) s") }
+        for (metric, count) in zip(Metric.allCases, report.shortcutsPerMetric) { note("shortcuts (\(metric.rawValue)): \(count)") }
         struct Imported: Encodable {
-            let nodes, edges, droppedComponents, droppedNodes, shortcuts, restrictionsApplied, restrictionsSkipped, implausibleSpeeds: Int
+            let nodes, edges, droppedComponents, droppedNodes, shortcuts: Int
+            let shortcutsTime, shortcutsDistance: Int
+            let restrictionsApplied, restrictionsSkipped, implausibleSpeeds: Int
             let seconds, megabytes: Double
+            let phases: [Phase]
             let memoryBytesPerNode: Int
         }
+        struct Phase: Encodable { let name: String, seconds: Double }
+        let perMetric = report.shortcutsPerMetric + [0, 0]
         printJSONLine(Imported(nodes: report.nodes, edges: report.edges, droppedComponents: report.droppedComponents,
-                               droppedNodes: report.droppedNodes, shortcuts: report.shortcuts, restrictionsApplied: report.restrictionsApplied,
+                               droppedNodes: report.droppedNodes, shortcuts: report.shortcuts,
+                               shortcutsTime: perMetric[0], shortcutsDistance: perMetric[1],
+                               restrictionsApplied: report.restrictionsApplied,
                                restrictionsSkipped: report.restrictionsSkipped, implausibleSpeeds: report.implausibleSpeeds,
                                seconds: rounded(seconds, 2), megabytes: rounded(Double(bytes) / 1e6, 2),
+                               phases: phases.map { Phase(name: $0.0, seconds: rounded($0.1, 2)) },
                                memoryBytesPerNode: network.memoryBytes / max(1, network.nodeCount)))
     }
 }
