@@ -28,13 +28,21 @@ package struct BinaryFile: Sendable {
 
     /// The header followed by the payload.
     package func wrap(_ payload: [UInt8]) -> [UInt8] {
+        var out = header(for: payload)
+        out += payload
+        return out
+    }
+
+    /// The 32-byte header of a file holding `payload`. Writing it and then the payload
+    /// (`writeAtomically(parts:to:)`) makes the same file as `wrap` without a second copy
+    /// of a payload that may be hundreds of megabytes.
+    package func header(for payload: [UInt8]) -> [UInt8] {
         var out = magic
-        out.reserveCapacity(Self.headerSize + payload.count)
+        out.reserveCapacity(Self.headerSize)
         out.append(littleEndian: version)
         out.append(littleEndian: UInt32(0))
         out.append(littleEndian: UInt64(payload.count))
         out.append(littleEndian: Self.checksum(payload))
-        out += payload
         return out
     }
 
@@ -74,11 +82,21 @@ package struct BinaryFile: Sendable {
     /// the old file or the new one under `path`, never a partial one, and removes the
     /// temporary file.
     package static func writeAtomically(_ bytes: [UInt8], to path: String) throws(BinaryFormatError) {
-        try writeAtomically(bytes, to: path, io: .system)
+        try writeAtomically(parts: [bytes], to: path, io: .system)
+    }
+
+    /// The same write of several byte arrays one after another, as one file.
+    package static func writeAtomically(parts: [[UInt8]], to path: String) throws(BinaryFormatError) {
+        try writeAtomically(parts: parts, to: path, io: .system)
     }
 
     /// The same write through `io`, so tests can make any step fail.
     package static func writeAtomically(_ bytes: [UInt8], to path: String, io: FileSystemCalls) throws(BinaryFormatError) {
+        try writeAtomically(parts: [bytes], to: path, io: io)
+    }
+
+    /// The write of several parts through `io`.
+    package static func writeAtomically(parts: [[UInt8]], to path: String, io: FileSystemCalls) throws(BinaryFormatError) {
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
         let temporary = folder + "/." + url.lastPathComponent + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
@@ -87,11 +105,13 @@ package struct BinaryFile: Sendable {
             let why = io.lastError("creating a file in \(folder)")
             throw BinaryFormatError("cannot write: \(why)")
         }
-        var written = 0
         var failure: String?
-        while written < bytes.count, failure == nil {
-            let n = bytes.withUnsafeBytes { raw in io.write(fd, raw.baseAddress! + written, raw.count - written) }
-            if n < 0 { if errno != EINTR { failure = io.lastError("writing") } } else if n == 0 { failure = "writing: no progress" } else { written += n }
+        for bytes in parts where !bytes.isEmpty {
+            var written = 0
+            while written < bytes.count, failure == nil {
+                let n = bytes.withUnsafeBytes { raw in io.write(fd, raw.baseAddress! + written, raw.count - written) }
+                if n < 0 { if errno != EINTR { failure = io.lastError("writing") } } else if n == 0 { failure = "writing: no progress" } else { written += n }
+            }
         }
         if failure == nil, io.fsync(fd) != 0 { failure = io.lastError("flushing to disk") }
         if io.close(fd) != 0, failure == nil { failure = io.lastError("closing") }
@@ -168,6 +188,10 @@ package struct BinaryWriter {
     /// Every field appended so far, in order.
     package private(set) var fields: [Field] = []
     package init() {}
+
+    /// A writer with room for `capacity` bytes, so a large payload is not copied each time
+    /// its buffer grows (pages reserved but never written cost no memory).
+    package init(reservingCapacity capacity: Int) { bytes.reserveCapacity(capacity) }
 
     package mutating func int(_ v: Int) {
         fields.append(Field(offset: bytes.count, kind: .count))

@@ -16,7 +16,7 @@ public struct CSVTable: Sendable {
     /// Column names, trimmed and lower-cased.
     public let header: [String]
     /// Each row with its 1-based line number in the file.
-    public let rows: [(line: Int, fields: [String])]
+    public let rows: [Row]
 
     /// Reads `path`; invalid UTF-8, a missing header or a ragged row is an error naming the line.
     public init(path: String, required: [String]) throws(CSVError) {
@@ -28,12 +28,45 @@ public struct CSVTable: Sendable {
 
     /// Parses CSV text already in memory; `path` names it in errors.
     public init(bytes: [UInt8], path: String, required: [String]) throws(CSVError) {
-        self.path = path
-        var lines: [(Int, [String])] = []
+        var rows: [Row] = []
+        var header: [String] = []
+        do {
+            header = try Self.parse(bytes: bytes, path: path, required: required) { rows.append($0) }
+        } catch let e as CSVError { throw e } catch { throw CSVError("\(path): \(error)") }
+        self.init(path: path, header: header, rows: rows)
+    }
+
+    /// One row: its 1-based line number in the file and its fields.
+    public typealias Row = (line: Int, fields: [String])
+
+    private init(path: String, header: [String], rows: [Row]) {
+        self.path = path; self.header = header; self.rows = rows
+    }
+
+    /// Reads `path` row by row without keeping the rows: `body` gets a table holding only
+    /// the header (for `column` and `number`) and each row in turn. Why: a million-row file
+    /// kept whole as strings takes several times its size in memory. Errors are those of
+    /// `init(path:required:)`, or whatever `body` throws.
+    public static func forEachRow(path: String, required: [String], _ body: (_ table: CSVTable, _ row: Row) throws -> Void) throws {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CSVError("\(path): \(FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file")")
+        }
+        var table: CSVTable?
+        _ = try parse(bytes: [UInt8](data), path: path, required: required, header: { table = CSVTable(path: path, header: $0, rows: []) }) { row in
+            try body(table!, row)  // the header comes before any row
+        }
+    }
+
+    /// The parser: calls `header` once with the trimmed, lower-cased column names and then
+    /// `record` for each row after checking its field count; returns the header.
+    @discardableResult
+    static func parse(bytes: [UInt8], path: String, required: [String], header tell: ([String]) -> Void = { _ in },
+                      record: (Row) throws -> Void) throws -> [String] {
         var line = 1, k = 0
         let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","), newline: UInt8 = 0x0A, cr: UInt8 = 0x0D
         var fields: [String] = [], field: [UInt8] = []
         var recordLine = 1
+        var header: [String]?
         func finishField() throws(CSVError) {
             guard let s = String(validating: field, as: UTF8.self) else { throw CSVError("\(path): line \(recordLine): invalid UTF-8") }
             fields.append(s); field.removeAll(keepingCapacity: true)
@@ -67,17 +100,22 @@ public struct CSVTable: Sendable {
             line += 1
             if empty && field.isEmpty { continue }
             try finishField()
-            lines.append((recordLine, fields))
+            guard let header else {
+                let names = fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                for r in required where !names.contains(r) {
+                    throw CSVError("\(path): line 1: the header has no column \"\(r)\" (expected \(required.joined(separator: ",")))")
+                }
+                header = names
+                tell(names)
+                continue
+            }
+            guard fields.count == header.count else {
+                throw CSVError("\(path): line \(recordLine): \(fields.count) fields, the header has \(header.count)")
+            }
+            try record((recordLine, fields))
         }
-        guard let first = lines.first else { throw CSVError("\(path): the file is empty (expected a header)") }
-        header = first.1.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        for r in required where !header.contains(r) {
-            throw CSVError("\(path): line 1: the header has no column \"\(r)\" (expected \(required.joined(separator: ",")))")
-        }
-        for (n, f) in lines.dropFirst() where f.count != header.count {
-            throw CSVError("\(path): line \(n): \(f.count) fields, the header has \(header.count)")
-        }
-        rows = Array(lines.dropFirst())
+        guard let header else { throw CSVError("\(path): the file is empty (expected a header)") }
+        return header
     }
 
     /// The index of a column (lower-case name), or an error naming the file when the
@@ -93,7 +131,7 @@ public struct CSVTable: Sendable {
     public func optionalColumn(_ name: String) -> Int? { header.firstIndex(of: name) }
 
     /// A numeric field, or an error naming the line and column.
-    public func number(_ row: (line: Int, fields: [String]), _ column: Int) throws(CSVError) -> Double {
+    public func number(_ row: Row, _ column: Int) throws(CSVError) -> Double {
         guard row.fields.indices.contains(column), header.indices.contains(column) else {
             throw CSVError("\(path): line \(row.line): no field \(column + 1)")
         }

@@ -53,15 +53,20 @@ struct ContractionHierarchy: Sendable {
         }
         c.shortcutBase = UInt32(head.count)
         c.run(progress: progress)
-        func flatten(_ lists: [[HierarchyArc]]) -> ([UInt32], [HierarchyArc]) {
+        // Each list is released as soon as it is copied, so the arcs are never held twice.
+        func flatten(_ lists: inout [[HierarchyArc]]) -> ([UInt32], [HierarchyArc]) {
             var first: [UInt32] = [0], arcs: [HierarchyArc] = []
             first.reserveCapacity(lists.count + 1)
             arcs.reserveCapacity(lists.reduce(0) { $0 + $1.count })
-            for l in lists { arcs += l; first.append(UInt32(arcs.count)) }
+            for v in lists.indices {
+                arcs += lists[v]; lists[v] = []
+                first.append(UInt32(arcs.count))
+            }
+            lists = []
             return (first, arcs)
         }
-        (upFirst, up) = flatten(c.upward)
-        (downFirst, down) = flatten(c.downward)
+        (upFirst, up) = flatten(&c.upward)
+        (downFirst, down) = flatten(&c.downward)
         shortcutFirst = c.shortcutFirst
         shortcutSecond = c.shortcutSecond
     }

@@ -21,7 +21,7 @@ public enum GraphFile {
 
     /// The payload before it is wrapped, with the layout of its fields (for the fuzz tests).
     package static func payload(_ g: RoadNetwork) -> BinaryWriter {
-        var w = BinaryWriter()
+        var w = BinaryWriter(reservingCapacity: g.memoryBytes + 4096)  // more than the payload needs
         w.array(g.latE7); w.array(g.lonE7)
         w.array(g.firstOut); w.array(g.head); w.array(g.tail); w.array(g.lengthDm); w.array(g.timeMs); w.array(g.edgePiece)
         w.array(g.firstIn); w.array(g.inEdge)
@@ -88,7 +88,9 @@ public enum GraphFile {
 
     /// Writes a graph file atomically: a temporary file in the same folder, then a rename.
     public static func write(_ g: RoadNetwork, to path: String) throws(GraphError) {
-        do { try BinaryFile.writeAtomically(encode(g), to: path) } catch { throw GraphError("\(path): \(error.reason)") }
+        // The header and the payload as two parts: no third copy of a large graph in memory.
+        let payload = payload(g).bytes
+        do { try BinaryFile.writeAtomically(parts: [container.header(for: payload), payload], to: path) } catch { throw GraphError("\(path): \(error.reason)") }
     }
 }
 

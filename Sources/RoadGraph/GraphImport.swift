@@ -90,10 +90,10 @@ extension RoadNetwork {
         }
         do {
             progress?("nodes", 0)
-            let nodes = try CSVTable(path: nodesPath, required: ["id", "lat", "lon"])
-            let (idc, lac, loc) = try (nodes.column("id"), nodes.column("lat"), nodes.column("lon"))
-            index.reserveCapacity(nodes.rows.count)
-            for row in nodes.rows {
+            // Both files are streamed row by row: kept whole as strings, a million-row
+            // file took several times its size in memory.
+            try CSVTable.forEachRow(path: nodesPath, required: ["id", "lat", "lon"]) { nodes, row in
+                let (idc, lac, loc) = try (nodes.column("id"), nodes.column("lat"), nodes.column("lon"))
                 let id = row.fields[idc].trimmingCharacters(in: .whitespaces)
                 guard !id.isEmpty else { throw GraphError("\(nodesPath): line \(row.line): empty id") }
                 let lat = try nodes.number(row, lac), lon = try nodes.number(row, loc)
@@ -105,11 +105,9 @@ extension RoadNetwork {
             }
             phase("nodes")
             progress?("edges", 0)
-            let edges = try CSVTable(path: edgesPath, required: ["from", "to", "length_m", "time_s"])
-            let (fc, tc, lc, sc) = try (edges.column("from"), edges.column("to"), edges.column("length_m"), edges.column("time_s"))
-            let gc = edges.optionalColumn("wkt") ?? edges.optionalColumn("geometry")
-            draft.edges.reserveCapacity(edges.rows.count)
-            for row in edges.rows {
+            try CSVTable.forEachRow(path: edgesPath, required: ["from", "to", "length_m", "time_s"]) { edges, row in
+                let (fc, tc, lc, sc) = try (edges.column("from"), edges.column("to"), edges.column("length_m"), edges.column("time_s"))
+                let gc = edges.optionalColumn("wkt") ?? edges.optionalColumn("geometry")
                 func node(_ c: Int) throws(GraphError) -> UInt32 {
                     let id = row.fields[c].trimmingCharacters(in: .whitespaces)
                     guard let v = index[id] else { throw GraphError("\(edgesPath): line \(row.line): \(edges.header[c]) is an unknown node \"\(id)\"") }
@@ -120,15 +118,14 @@ extension RoadNetwork {
                 // Bounds keep every sum of a few edges inside 32-bit costs.
                 guard length >= 0, length <= 1e7 else { throw GraphError("\(edgesPath): line \(row.line): length_m \(length) is not between 0 and 10,000,000") }
                 guard time >= 0, time <= 1e6 else { throw GraphError("\(edgesPath): line \(row.line): time_s \(time) is not between 0 and 1,000,000") }
-                guard a != b else { continue }  // a loop never shortens a route
+                guard a != b else { return }  // a loop never shortens a route
                 var lat = [draft.latE7[Int(a)], draft.latE7[Int(b)]], lon = [draft.lonE7[Int(a)], draft.lonE7[Int(b)]]
                 if let gc, !row.fields[gc].trimmingCharacters(in: .whitespaces).isEmpty {
                     do {
                         (lat, lon) = try Self.lineString(row.fields[gc], from: (lat[0], lon[0]), to: (lat[1], lon[1]))
-                    } catch { throw GraphError("\(edgesPath): line \(row.line): \(edges.header[gc]): \(error.description)") }
+                    } catch let error as GraphError { throw GraphError("\(edgesPath): line \(row.line): \(edges.header[gc]): \(error.description)") }
                 }
-                draft.addEdge(tail: a, head: b, lat: lat, lon: lon,
-                              lengthMetres: length, timeSeconds: time)
+                draft.addEdge(tail: a, head: b, lat: lat, lon: lon, lengthMetres: length, timeSeconds: time)
             }
         } catch let e as GraphError {
             throw e

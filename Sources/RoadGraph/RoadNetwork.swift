@@ -271,6 +271,22 @@ public struct BuildReport: Sendable, Equatable {
         public var name: String
         /// Wall-clock seconds.
         public var seconds: Double
+        /// The process's peak resident memory when the phase ended, in bytes (Linux's
+        /// `VmHWM`; nil where the system does not say).
+        public var peakBytes: Int?
+
+        /// A phase that ended now: its peak memory is read from the system.
+        package init(name: String, seconds: Double, peakBytes: Int? = Self.peakResidentBytes()) {
+            self.name = name; self.seconds = seconds; self.peakBytes = peakBytes
+        }
+
+        /// The process's peak resident memory so far, from `/proc/self/status`.
+        package static func peakResidentBytes() -> Int? {
+            guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+                  let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+                  let kB = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return nil }
+            return kB * 1024
+        }
     }
 
     /// Runs `body` as the phase `name`, recording its wall-clock time.

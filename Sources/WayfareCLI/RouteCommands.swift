@@ -57,8 +57,11 @@ struct GraphImport: ParsableCommand {
         let seconds = Date().timeIntervalSince(start)
         let bytes = (try? FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) ?? 0
         // Each phase on its own line (stderr), then the one JSON line.
-        let phases = report.phases.map { ($0.name, $0.seconds) } + [("writing", Date().timeIntervalSince(writeStart))]
-        for (name, s) in phases { note("\(name): \(String(format: "%.2f", s)) s") }
+        var phases = report.phases
+        phases.append(.init(name: "writing", seconds: Date().timeIntervalSince(writeStart), peakBytes: BuildReport.Phase.peakResidentBytes()))
+        for p in phases {
+            note("\(p.name): \(String(format: "%.2f", p.seconds)) s" + (p.peakBytes.map { String(format: ", peak memory %.0f MB", Double($0) / 1e6) } ?? ""))
+        }
         for (metric, count) in zip(Metric.allCases, report.shortcutsPerMetric) { note("shortcuts (\(metric.rawValue)): \(count)") }
         struct Imported: Encodable {
             let nodes, edges, droppedComponents, droppedNodes, shortcuts: Int
@@ -68,7 +71,7 @@ struct GraphImport: ParsableCommand {
             let phases: [Phase]
             let memoryBytesPerNode: Int
         }
-        struct Phase: Encodable { let name: String, seconds: Double }
+        struct Phase: Encodable { let name: String, seconds: Double, peakMegabytes: Double? }
         let perMetric = report.shortcutsPerMetric + [0, 0]
         printJSONLine(Imported(nodes: report.nodes, edges: report.edges, droppedComponents: report.droppedComponents,
                                droppedNodes: report.droppedNodes, shortcuts: report.shortcuts,
@@ -76,7 +79,7 @@ struct GraphImport: ParsableCommand {
                                restrictionsApplied: report.restrictionsApplied,
                                restrictionsSkipped: report.restrictionsSkipped, implausibleSpeeds: report.implausibleSpeeds,
                                seconds: rounded(seconds, 2), megabytes: rounded(Double(bytes) / 1e6, 2),
-                               phases: phases.map { Phase(name: $0.0, seconds: rounded($0.1, 2)) },
+                               phases: phases.map { Phase(name: $0.name, seconds: rounded($0.seconds, 2), peakMegabytes: $0.peakBytes.map { rounded(Double($0) / 1e6, 1) }) },
                                memoryBytesPerNode: network.memoryBytes / max(1, network.nodeCount)))
     }
 }

@@ -85,6 +85,27 @@ import Synchronization
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["t.bin"])
     }
 
+    /// A header and a payload written as two parts make the file `wrap` makes, so a large
+    /// graph need not be copied behind its header; a failure in the second part leaves the
+    /// old file.
+    @Test func partsMakeTheSameFileAsTheirConcatenation() throws {
+        let folder = TemporaryFolder()
+        let container = BinaryFile(magic: "WFTEST\0\0", version: 1, kind: "test file")
+        let payload = (0..<10_001).map { UInt8($0 % 253) }
+        let a = folder.path("a.bin"), b = folder.path("b.bin")
+        try BinaryFile.writeAtomically(container.wrap(payload), to: a)
+        try BinaryFile.writeAtomically(parts: [container.header(for: payload), [], payload], to: b)
+        #expect(FileManager.default.contents(atPath: a) == FileManager.default.contents(atPath: b))
+        #expect(try container.unwrap(BinaryFile.readBytes(path: b)) == payload)
+
+        let probe = Probe()
+        #expect(throws: BinaryFormatError.self) {
+            try BinaryFile.writeAtomically(parts: [[1, 2, 3], payload], to: a, io: failing(.laterWrite, probe))
+        }
+        #expect(probe.fired)
+        #expect(FileManager.default.contents(atPath: a) == FileManager.default.contents(atPath: b), "the old file stays")
+    }
+
     @Test func aMissingFolderIsAnErrorNamingTheStep() {
         #expect(throws: BinaryFormatError.self) { try BinaryFile.writeAtomically([1], to: "/nonexistent-wayfare/x.bin") }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import CSVFile
 
@@ -30,5 +31,40 @@ import CSVFile
             let t = try table("lat\nnan\n"); _ = try t.number(t.rows[0], 0)
         }
         #expect(throws: CSVError("t.csv: line 2: invalid UTF-8")) { try CSVTable(bytes: [0x61, 0x0A, 0xFF, 0x0A], path: "t.csv", required: []) }
+    }
+
+    /// Streaming gives the rows and the errors the whole-table reader gives, and passes on
+    /// what the caller throws.
+    @Test func streamingRowsMatchTheTable() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wf-csv-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func write(_ name: String, _ text: String) -> String {
+            let path = folder.appendingPathComponent(name).path
+            _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+            return path
+        }
+        let text = "id,name\r\n1,\"a, \"\"b\"\"\"\n2,\"two\nlines\"\n\n3,c\n"
+        let path = write("t.csv", text)
+        var streamed: [CSVTable.Row] = []
+        try CSVTable.forEachRow(path: path, required: ["id"]) { table, row in
+            #expect(table.header == ["id", "name"] && table.rows.isEmpty)
+            let name = try table.column("name")
+            #expect(name == 1)
+            streamed.append(row)
+        }
+        let whole = try CSVTable(path: path, required: ["id"])
+        #expect(streamed.map(\.fields) == whole.rows.map(\.fields) && streamed.map(\.line) == whole.rows.map(\.line))
+
+        for (bad, message) in [("id,b\n1,2\n3\n", "line 3: 1 fields, the header has 2"), ("", "the file is empty (expected a header)"),
+                               ("x\n1\n", "line 1: the header has no column \"id\" (expected id)")] {
+            let p = write("bad.csv", bad)
+            #expect(throws: CSVError("\(p): \(message)")) { try CSVTable.forEachRow(path: p, required: ["id"]) { _, _ in } }
+        }
+        struct Stop: Error, Equatable {}
+        var seen = 0
+        #expect(throws: Stop()) { try CSVTable.forEachRow(path: path, required: []) { _, _ in seen += 1; if seen == 2 { throw Stop() } } }
+        #expect(seen == 2, "no row after the caller's error")
+        #expect(throws: CSVError("/nonexistent-wayfare.csv: no such file")) { try CSVTable.forEachRow(path: "/nonexistent-wayfare.csv", required: []) { _, _ in } }
     }
 }
