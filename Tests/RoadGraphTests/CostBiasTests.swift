@@ -4,49 +4,16 @@ import Geodesy
 import TestSupport
 @testable import RoadGraph
 
-/// Costs without bias: routes on a seeded grid against a Dijkstra in `Double` over the
-/// generator's own edge list (the lengths and times a CSV file would carry), written apart
+/// Costs without bias: routes on a seeded grid against a Dijkstra in `Double`
+/// (`exactDijkstra`) over the generator's own edge list (the lengths and times a CSV file would carry), written apart
 /// from the network's integer arrays. Rounding every edge up, as an earlier version did,
 /// made distances 1.1e-3 long in the median; rounding to nearest leaves only noise.
 @Suite struct CostBiasTests {
     /// Shortest costs from `source` over the grid's edges, in the file's units.
     static func exactDijkstra(_ grid: SyntheticGrid, from source: Int, cost: (SyntheticGrid.Edge) -> Double) -> [Double] {
-        var adjacency = [[Int]](repeating: [], count: grid.coordinates.count)
-        for (k, e) in grid.edges.enumerated() { adjacency[e.from].append(k) }
-        var dist = [Double](repeating: .infinity, count: grid.coordinates.count)
-        var done = [Bool](repeating: false, count: grid.coordinates.count)
-        // A binary heap of (cost, node), written here so nothing is shared with the router.
-        var heap: [(Double, Int)] = []
-        func push(_ item: (Double, Int)) {
-            heap.append(item)
-            var i = heap.count - 1
-            while i > 0, heap[(i - 1) / 2].0 > heap[i].0 { heap.swapAt(i, (i - 1) / 2); i = (i - 1) / 2 }
-        }
-        func pop() -> (Double, Int) {
-            let top = heap[0]
-            heap[0] = heap[heap.count - 1]; heap.removeLast()
-            var i = 0
-            while true {
-                let l = 2 * i + 1, r = l + 1
-                var m = i
-                if l < heap.count, heap[l].0 < heap[m].0 { m = l }
-                if r < heap.count, heap[r].0 < heap[m].0 { m = r }
-                if m == i { break }
-                heap.swapAt(i, m); i = m
-            }
-            return top
-        }
-        dist[source] = 0; push((0, source))
-        while !heap.isEmpty {
-            let (d, u) = pop()
-            guard !done[u] else { continue }
-            done[u] = true
-            for k in adjacency[u] {
-                let e = grid.edges[k], nd = d + cost(e)
-                if nd < dist[e.to] { dist[e.to] = nd; push((nd, e.to)) }
-            }
-        }
-        return dist
+        var adjacency = [[(to: Int, cost: Double)]](repeating: [], count: grid.coordinates.count)
+        for e in grid.edges { adjacency[e.from].append((e.to, cost(e))) }
+        return RoadGraphTests.exactDijkstra(adjacency: adjacency, from: source).cost
     }
 
     @Test func gridRoutesCarryNoRoundingBias() throws {

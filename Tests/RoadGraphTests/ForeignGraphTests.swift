@@ -62,41 +62,11 @@ import TestSupport
         return (lat, lon, rows)
     }
 
-    /// Dijkstra from `source` over the rows, with its own binary heap; costs and hop counts.
+    /// Dijkstra from `source` over the rows (`exactDijkstra`); costs and hop counts.
     static func oracle(_ rows: [Row], nodes: Int, source: Int, time: Bool) -> (cost: [Double], hops: [Int]) {
         var adjacency = [[(to: Int, cost: Double)]](repeating: [], count: nodes)
         for r in rows { adjacency[r.from].append((r.to, time ? r.time : r.length)) }
-        var cost = [Double](repeating: .infinity, count: nodes), hops = [Int](repeating: 0, count: nodes)
-        var heap: [(Double, Int)] = [(0, source)]
-        cost[source] = 0
-        func push(_ item: (Double, Int)) {
-            heap.append(item)
-            var i = heap.count - 1
-            while i > 0, heap[(i - 1) / 2].0 > heap[i].0 { heap.swapAt(i, (i - 1) / 2); i = (i - 1) / 2 }
-        }
-        func pop() -> (Double, Int) {
-            let top = heap[0]
-            heap[0] = heap[heap.count - 1]; heap.removeLast()
-            var i = 0
-            while true {
-                let l = 2 * i + 1, r = l + 1
-                var m = i
-                if l < heap.count, heap[l].0 < heap[m].0 { m = l }
-                if r < heap.count, heap[r].0 < heap[m].0 { m = r }
-                if m == i { break }
-                heap.swapAt(i, m); i = m
-            }
-            return top
-        }
-        while !heap.isEmpty {
-            let (c, v) = pop()
-            guard c <= cost[v] else { continue }
-            for (w, x) in adjacency[v] where c + x < cost[w] {
-                cost[w] = c + x; hops[w] = hops[v] + 1
-                push((c + x, w))
-            }
-        }
-        return (cost, hops)
+        return exactDijkstra(adjacency: adjacency, from: source)
     }
 
     @Test func everyAlgorithmMatchesAnIndependentDijkstraBetweenJunctions() throws {
