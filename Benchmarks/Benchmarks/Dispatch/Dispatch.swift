@@ -32,7 +32,7 @@ private let monaco: City = {
 /// The 1M-node grid (cached in the temporary folder like the routing benchmark's) with
 /// square 10 km zones.
 private let grid1M: City = {
-    let cache = (NSTemporaryDirectory() as NSString).appendingPathComponent("wayfare-grid-1000000-seed42-v\(GraphFile.version).wfg")
+    let cache = (NSTemporaryDirectory() as NSString).appendingPathComponent("wayfare-grid-1000000-seed42-v\(GraphFile.version)-nearest.wfg")
     let grid = SyntheticGrid(nodes: 1_000_000, seed: 42)
     let graph: RoadNetwork
     if let g = try? GraphFile.read(path: cache) { graph = g } else {

@@ -27,12 +27,13 @@ private func describe(_ name: String, _ g: RoadNetwork, since start: Date) -> Ro
 }
 
 /// The seeded grid of about `size` nodes. Contracting 1M nodes takes minutes, so that one
-/// is cached in the temporary folder (keyed by size, seed and file version) and reused by
+/// is cached in the temporary folder (keyed by size, seed, file version and the cost rounding,
+/// "nearest" since costs stopped rounding up) and reused by
 /// the benchmark processes that follow. The cache may also be the same grid made by
 /// `wayfare graph grid --nodes 1000000 --seed 42` and `graph import` (its CSV rounds
 /// lengths to centimetres and times to milliseconds).
 private func grid(_ size: Int) -> RoadNetwork {
-    let cache = (NSTemporaryDirectory() as NSString).appendingPathComponent("wayfare-grid-\(size)-seed42-v\(GraphFile.version).wfg")
+    let cache = (NSTemporaryDirectory() as NSString).appendingPathComponent("wayfare-grid-\(size)-seed42-v\(GraphFile.version)-nearest.wfg")
     let start = Date()
     if size >= 1_000_000, let g = try? GraphFile.read(path: cache) { return describe("Grid \(size) (cached)", g, since: start) }
     let g = describe("Grid \(size)", SyntheticGrid(nodes: size, seed: 42).network().0, since: start)
