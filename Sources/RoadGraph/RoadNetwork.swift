@@ -22,7 +22,7 @@ public enum Metric: String, Sendable, CaseIterable {
 /// Units: edge weights are integers so every algorithm adds exactly the same numbers and
 /// their answers can be compared for equality — length in decimetres, time in
 /// milliseconds, each rounded to the nearest unit so that a route's cost carries no bias
-/// that grows with its edge count (see ``EdgeCosts`` for the one exception, which keeps
+/// that grows with its edge count (see `EdgeCosts` for the one exception, which keeps
 /// the straight-line heuristic admissible).
 public struct RoadNetwork: Sendable {
     // Nodes (junctions; a junction split for turn restrictions has one node per way in).
@@ -200,7 +200,7 @@ struct NetworkDraft {
         var head: UInt32
         var piece: UInt32  // with RoadNetwork.reversedBit when against the points
         /// Exact costs as the source gives them; rounded to integer units only when the
-        /// network is built (``EdgeCosts``), so that no rule is applied twice.
+        /// network is built (`EdgeCosts`), so that no rule is applied twice.
         var lengthMetres: Double
         var timeSeconds: Double
     }

@@ -145,7 +145,7 @@ public final class Router {
     // MARK: Seeds
 
     /// The cost of `share` (0…1) of an edge costing `w`, to the nearest unit like the edge
-    /// costs themselves (``EdgeCosts``), so a point snapped a hair off a junction costs
+    /// costs themselves (`EdgeCosts`), so a point snapped a hair off a junction costs
     /// nothing extra.
     @inline(__always) static func partial(_ share: Double, _ w: UInt32) -> UInt32 {
         UInt32(min(Double(UInt32.max - 1), (max(0, share) * Double(w)).rounded(.toNearestOrEven)))
