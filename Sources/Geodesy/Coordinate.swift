@@ -69,3 +69,13 @@ extension Substring {
         return s
     }
 }
+
+extension Coordinate {
+    /// `degrees` rounded to 7 decimals (about 1 cm on the ground, OSM's own precision): how
+    /// Wayfare writes the coordinates it computes (routes, tracks, snapped points). A value
+    /// that is not finite comes back as it is. The one definition of that rounding.
+    public static func sevenDecimals(_ degrees: Double) -> Double {
+        let scaled = (degrees * 1e7).rounded()
+        return scaled.isFinite ? scaled / 1e7 : degrees
+    }
+}

@@ -206,8 +206,8 @@ public final class Dispatcher: Sendable {
                                                          opened: now, deadline: now.addingTimeInterval(configuration.searchLimit))
             s.openByCustomer[request.customer] = id
             // Degrees to 7 decimals (about a centimetre), as every Wayfare output writes them.
-            record(id, now, .requested(customer: request.customer, latitude: (request.pickup.latitude * 1e7).rounded() / 1e7,
-                                           longitude: (request.pickup.longitude * 1e7).rounded() / 1e7, zone: zone, type: request.type?.name, seats: request.seats))
+            record(id, now, .requested(customer: request.customer, latitude: Coordinate.sevenDecimals(request.pickup.latitude),
+                                           longitude: Coordinate.sevenDecimals(request.pickup.longitude), zone: zone, type: request.type?.name, seats: request.seats))
             s.deadlines.push(now.addingTimeInterval(configuration.searchLimit), .searchLimit(id))
             advance(&s, id, now: now, effects: &effects)
             scheduleWake(&s, effects: &effects)

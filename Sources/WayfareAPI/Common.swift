@@ -36,12 +36,9 @@ public struct LatLon: Codable, Sendable, Equatable {
     }
 }
 
-/// `degrees` rounded to 7 decimals (about 1 cm), as a `Double`: how the API writes computed
-/// coordinates.
-func degreesE7(_ degrees: Double) -> Double {
-    let scaled = (degrees * 1e7).rounded()
-    return scaled.isFinite ? scaled / 1e7 : degrees
-}
+/// `degrees` rounded to 7 decimals (about 1 cm): how the API writes computed coordinates
+/// (`Coordinate.sevenDecimals`).
+func degreesE7(_ degrees: Double) -> Double { Coordinate.sevenDecimals(degrees) }
 
 /// A GeoJSON LineString: `{"type": "LineString", "coordinates": [[lon, lat], …]}`, each
 /// coordinate to 7 decimals (about 1 cm).

@@ -64,7 +64,7 @@ func degreesText(_ v: Double) -> String {
 }
 
 /// The same, as a JSON number.
-func degreesJSON(_ v: Double) -> JSONValue { .number((v * 1e7).rounded() / 1e7) }
+func degreesJSON(_ v: Double) -> JSONValue { .number(Coordinate.sevenDecimals(v)) }
 
 /// "lat,lon" with at most 7 decimals each.
 func coordinateText(_ c: Coordinate) -> String { degreesText(c.latitude) + "," + degreesText(c.longitude) }

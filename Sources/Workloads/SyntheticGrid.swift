@@ -57,7 +57,7 @@ public struct SyntheticGrid: Sendable {
         let dLat = sideKm * 1000 / 111_195.0, dLon = sideKm * 1000 / (111_195.0 * cos(mid * .pi / 180))
         let (s, w) = (south - margin, west - margin / cos(mid * .pi / 180))
         let rows = max(1, Int(((north + margin - s) / dLat).rounded(.up))), cols = max(1, Int(((east + margin / cos(mid * .pi / 180) - w) / dLon).rounded(.up)))
-        func degrees(_ v: Double) -> JSONValue { .number((v * 1e7).rounded() / 1e7) }
+        func degrees(_ v: Double) -> JSONValue { .number(Coordinate.sevenDecimals(v)) }
         var features: [JSONValue] = []
         for r in 0..<rows {
             for c in 0..<cols {

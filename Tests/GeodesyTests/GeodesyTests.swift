@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Geodesy
 
@@ -22,6 +23,17 @@ import Testing
         #expect(throws: CoordinateError.self) { try Coordinate(parsing: "40.7") }
         #expect(throws: CoordinateError.self) { try Coordinate(parsing: "north,east") }
         #expect(throws: CoordinateError.self) { try Coordinate(parsing: "95,0") }
+    }
+
+    /// Seven decimals, checked against printf's own rounding of the same values.
+    @Test func sevenDecimalsMatchPrintf() {
+        var rng = SeededRandom(seed: 7)
+        for _ in 0..<10_000 {
+            let v = Double.random(in: -180...180, using: &rng)
+            #expect(Coordinate.sevenDecimals(v) == Double(String(format: "%.7f", v))!, "\(v)")
+        }
+        #expect(Coordinate.sevenDecimals(7.42781234) == 7.4278123 && Coordinate.sevenDecimals(-73.98550006) == -73.9855001)
+        #expect(Coordinate.sevenDecimals(.infinity) == .infinity && Coordinate.sevenDecimals(.nan).isNaN)
     }
 }
 
