@@ -10,6 +10,7 @@
 # Usage: scripts/alternatives-bench.sh [WAYFARE_BINARY] [OUT_DIR] [PAIRS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/wait.sh
 wayfare=${1:-.build/release/wayfare} out=${2:-.build/alternatives-bench} pairs=${3:-500}
 [ -x "$wayfare" ] || { echo "alternatives-bench: $wayfare: no such binary (swift build -c release --product wayfare)" >&2; exit 1; }
 rm -rf "$out" && mkdir -p "$out"
@@ -23,7 +24,7 @@ $pin0 "$wayfare" bench alternatives "$out/city/roads.wfg" --pairs "$pairs" --pai
 server=""
 trap 'kill $server 2>/dev/null || true' EXIT
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_for() { for _ in $(seq 1 150); do python3 -c "import socket; socket.create_connection(('127.0.0.1', $1), 1)" 2>/dev/null && return; sleep 0.2; done; }
+
 for engine in wayfare-http osrm-ch osrm-mld; do
     port=$(free_port)
     case $engine in
@@ -38,7 +39,7 @@ for engine in wayfare-http osrm-ch osrm-mld; do
             kind=osrm ;;
     esac
     server=$!
-    wait_for "$port"
+    wait_for_port "$port" 30 || true  # a dead server shows in the requests below
     $pin0 python3 - "$out/pairs.jsonl" "$out/$engine.jsonl" "$port" "$kind" <<'PY'
 import http.client, json, sys, time
 pairs, answers, port, kind = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]

@@ -14,6 +14,7 @@
 # Usage: [BASELINE=…] scripts/load.sh [WAYFARE_BINARY] [OUT_DIR] [SECONDS_PER_LOAD] [MIX_SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/wait.sh
 wayfare=${1:-.build/release/wayfare} out=${2:-.build/load} seconds=${3:-20} mix_seconds=${4:-300}
 server_core=${SERVER_CORE:-0} client_core=${CLIENT_CORE:-1} baseline=${BASELINE:-}
 [ -x "$wayfare" ] || { echo "load: $wayfare: no such binary (swift build -c release --product wayfare)" >&2; exit 1; }
@@ -40,13 +41,7 @@ demo=""
 start_demo() {  # binary folder: sets $demo and $url
     taskset -c "$server_core" "$1" demo --serve --minutes 1 --cabs 200 --out-dir "$2" --port 0 >"$2.out" 2>"$2.err" &
     demo=$!
-    url=""
-    for _ in $(seq 1 600); do
-        url=$(grep -o 'serving http://127.0.0.1:[0-9]*' "$2.err" | head -1 | sed 's/serving //') || true
-        [ -n "$url" ] && break
-        sleep 0.5
-    done
-    [ -n "$url" ] || { echo "load: the demo did not serve" >&2; cat "$2.err" >&2; exit 1; }
+    url=$(served_url "$2.err" 300 "serving ") || { echo "load: the demo did not serve" >&2; cat "$2.err" >&2; exit 1; }
 }
 stop_demo() { kill -INT "$demo" 2>/dev/null || true; wait "$demo" 2>/dev/null || true; }
 trap 'stop_osrm; stop_demo' EXIT

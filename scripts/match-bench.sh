@@ -8,6 +8,7 @@
 # Usage: scripts/match-bench.sh [WAYFARE_BINARY] [OUT_DIR] [TRIPS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/wait.sh
 wayfare=${1:-.build/release/wayfare} out=${2:-.build/match-bench} trips=${3:-100}
 [ -x "$wayfare" ] || { echo "match-bench: $wayfare: no such binary (swift build -c release --product wayfare)" >&2; exit 1; }
 rm -rf "$out" && mkdir -p "$out"
@@ -20,10 +21,7 @@ $pin1 "$out/osrm/wheel/osrm/bin/osrm-routed" --algorithm ch --ip 127.0.0.1 --por
     "$data" >"$out/osrm/routed.log" 2>&1 &
 osrm=$!
 trap 'kill $osrm 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do
-    python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)" 2>/dev/null && break
-    sleep 0.2
-done
+wait_for_port "$port" 20 || true  # a dead osrm-routed shows in the requests below
 # The traces (and our first pass, discarded).
 $pin0 "$wayfare" bench match "$out/monaco.wfg" --trips "$trips" --traces-out "$out/traces.jsonl" >/dev/null
 # OSRM's answers, one request per trace on one keep-alive connection, timed at the client.

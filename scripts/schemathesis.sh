@@ -7,6 +7,7 @@
 set -euo pipefail
 wayfare=$1 work=$2 seconds=${3:-60}
 cd "$(dirname "$0")/.."
+. scripts/lib/wait.sh
 command -v schemathesis >/dev/null 2>&1 || python3 -m pip install --quiet 'schemathesis>=4.3,<5'
 rm -rf "$work" && mkdir -p "$work"
 "$wayfare" city build --osm Data/monaco/monaco.osm.pbf --zones Data/monaco/wards.geojson \
@@ -16,14 +17,7 @@ rm -rf "$work" && mkdir -p "$work"
     2>"$work/server.log" &
 server=$!
 trap 'kill -9 $server 2>/dev/null || true' EXIT
-port=""
-for _ in $(seq 1 100); do
-    port=$(grep -o 'http://127.0.0.1:[0-9]*' "$work/server.log" | head -1 | sed 's/.*://') || true
-    [ -n "$port" ] && break
-    sleep 0.2
-done
-[ -n "$port" ] || { echo "schemathesis: the server did not start" >&2; cat "$work/server.log" >&2; exit 1; }
-base="http://127.0.0.1:$port"
+base=$(served_url "$work/server.log" 20) || { echo "schemathesis: the server did not start" >&2; cat "$work/server.log" >&2; exit 1; }
 token=$(python3 - "$base" <<'PY'
 import json, sys, urllib.request
 base = sys.argv[1]

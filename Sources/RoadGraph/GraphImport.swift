@@ -26,10 +26,7 @@ extension RoadNetwork {
         var report = BuildReport()
         let lower = path.lowercased()
         var phaseStart = ContinuousClock.now
-        func phase(_ name: String) {
-            report.phases.append(.init(name: name, seconds: (ContinuousClock.now - phaseStart).seconds))
-            phaseStart = ContinuousClock.now
-        }
+        func phase(_ name: String) { report.endPhase(name, startedAt: &phaseStart) }
         do {
             if lower.hasSuffix(".osm") || lower.hasSuffix(".xml") {
                 progress?("reading XML", 0)
@@ -84,10 +81,7 @@ extension RoadNetwork {
         var index: [String: UInt32] = [:]
         var report = BuildReport()
         var phaseStart = ContinuousClock.now
-        func phase(_ name: String) {
-            report.phases.append(.init(name: name, seconds: (ContinuousClock.now - phaseStart).seconds))
-            phaseStart = ContinuousClock.now
-        }
+        func phase(_ name: String) { report.endPhase(name, startedAt: &phaseStart) }
         do {
             progress?("nodes", 0)
             // Both files are streamed row by row: kept whole as strings, a million-row

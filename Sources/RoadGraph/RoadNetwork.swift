@@ -289,11 +289,12 @@ public struct BuildReport: Sendable, Equatable {
         }
     }
 
-    /// Runs `body` as the phase `name`, recording its wall-clock time.
-    mutating func time<T>(_ name: String, _ body: () throws -> T) rethrows -> T {
-        let start = ContinuousClock.now
-        defer { phases.append(Phase(name: name, seconds: (ContinuousClock.now - start).seconds)) }
-        return try body()
+    /// Records the phase `name` as ending now, timed from `start`, and restarts `start` for
+    /// the next phase: the one way every import times its phases.
+    mutating func endPhase(_ name: String, startedAt start: inout ContinuousClock.Instant) {
+        let now = ContinuousClock.now
+        phases.append(Phase(name: name, seconds: (now - start).seconds))
+        start = now
     }
 }
 
@@ -307,7 +308,7 @@ extension RoadNetwork {
     /// arrays and contracts it for both metrics, telling `progress` how far contraction
     /// has got (the mean of the two metrics' shares).
     init(draft: NetworkDraft, report: inout BuildReport, progress: ImportProgress? = nil) {
-        let layoutStart = ContinuousClock.now
+        var phaseStart = ContinuousClock.now
         let n = draft.latE7.count
         let component = StrongComponents.largest(nodeCount: n, edges: draft.edges)
         var newIndex = [UInt32](repeating: Self.none, count: n)
@@ -379,7 +380,7 @@ extension RoadNetwork {
         inEdge = [UInt32](repeating: 0, count: head.count)
         for e in head.indices { let h = Int(head[e]); inEdge[Int(inSlot[h])] = UInt32(e); inSlot[h] += 1 }
 
-        report.phases.append(.init(name: "layout", seconds: (ContinuousClock.now - layoutStart).seconds))
+        report.endPhase("layout", startedAt: &phaseStart)
 
         // The two metrics contract independently, one per core.
         let (tails, heads, weights, nodes) = (tail, head, [timeMs, lengthDm], kept)
@@ -411,7 +412,9 @@ extension RoadNetwork {
         report.edges = head.count
         report.shortcutsPerMetric = hierarchies.map(\.shortcutCount)
         report.shortcuts = report.shortcutsPerMetric.reduce(0, +)
-        report.time("snapping index") { prepare() }
+        phaseStart = ContinuousClock.now
+        prepare()
+        report.endPhase("snapping index", startedAt: &phaseStart)
     }
 }
 
