@@ -267,7 +267,7 @@ final class Engine: @unchecked Sendable {
             waitUntilAccepted: spread(accepted), offersPerRequest: round3(stats.offersPerRequest),
             driverAcceptance: spread(drivers.filter { $0.value.offers > 0 }.map(\.value.acceptanceRate)),
             decisionMicroseconds: latency, reports: reports,
-            wallSeconds: round3(Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18))
+            wallSeconds: round3(d.inSeconds))
         return CitySimulation.Result(summary: summary, decisions: records, trips: trips, drivers: drivers.map { ($0.key, $0.value) })
     }
 }

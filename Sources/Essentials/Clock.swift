@@ -37,3 +37,9 @@ public final class ManualClock: FleetClock {
     /// Sets the clock to `date`.
     public func set(_ date: Date) { time.withLock { $0 = date } }
 }
+
+extension Duration {
+    /// The duration in seconds, as a `Double` (attoseconds included): the one conversion
+    /// the timings of imports, simulations and stores use.
+    package var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
+}

@@ -293,15 +293,11 @@ public struct BuildReport: Sendable, Equatable {
     /// the next phase: the one way every import times its phases.
     mutating func endPhase(_ name: String, startedAt start: inout ContinuousClock.Instant) {
         let now = ContinuousClock.now
-        phases.append(Phase(name: name, seconds: (now - start).seconds))
+        phases.append(Phase(name: name, seconds: (now - start).inSeconds))
         start = now
     }
 }
 
-extension Duration {
-    /// The duration in seconds, as a `Double`.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
-}
 
 extension RoadNetwork {
     /// Keeps the largest strongly connected component of a draft, lays it out as CSR
@@ -400,7 +396,7 @@ extension RoadNetwork {
                             tell?("contracting", s.reduce(0, +) / Double(s.count))
                         }
                     }
-                    took[i] = (ContinuousClock.now - start).seconds
+                    took[i] = (ContinuousClock.now - start).inSeconds
                 }
             }
         }

@@ -31,7 +31,7 @@ public final class SQLiteStore: SQLStore, Sendable {
         self.path = path
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
-        let seconds = Double(busyTimeout.components.seconds) + Double(busyTimeout.components.attoseconds) * 1e-18
+        let seconds = busyTimeout.inSeconds
         configuration.busyMode = .timeout(seconds)
         configuration.prepareDatabase { db in
             // FULL: the WAL is synced at every commit (NORMAL would lose the last

@@ -423,7 +423,7 @@ final class World: @unchecked Sendable {
             revenue: accounts.revenue, ledgerBalanced: audit.sound, ledgerTransfers: audit.transfers,
             pickupETA: spread(etas), bookNowMilliseconds: latency(bookNanos.map { $0 / 1e6 }), reports: reports,
             unexpectedErrors: unexpected,
-            wallSeconds: rounded3(Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18))
+            wallSeconds: rounded3(d.inSeconds))
         return ServiceSimulation.Result(summary: summary, trips: trips)
     }
 
