@@ -25,7 +25,7 @@ extension Router {
     /// longer (or no road leads there). Each time equals the one-to-one fastest route's.
     func table(from sources: [Snap], to targets: [Snap], limitSeconds: Double) -> [ETA?] {
         var cells: [TableCell] = []
-        table(from: sources, to: targets, limitSeconds: limitSeconds, into: &cells)
+        table(from: sources[...], to: targets[...], limitSeconds: limitSeconds, into: &cells)
         return cells.map { $0.ms == .max ? nil : ETA(seconds: Double($0.ms) / 1000, metres: Double($0.dm) / 10) }
     }
 
@@ -35,7 +35,7 @@ extension Router {
     /// With `maxLengthDm`, neither side follows a path longer than that (dm): a pair whose
     /// fastest route is no longer is still exact; another may be found along a slower route
     /// (each of its halves, up from either end, within the bound) or not at all.
-    func table(from sources: [Snap], to targets: [Snap], limitSeconds: Double, maxLengthDm: UInt32 = .max,
+    func table(from sources: ArraySlice<Snap>, to targets: ArraySlice<Snap>, limitSeconds: Double, maxLengthDm: UInt32 = .max,
                into best: inout [TableCell]) {
         let limit = UInt32(min(Double(UInt32.max - 1), max(0, limitSeconds * 1000)))
         let g = network, ch = g.hierarchies[0], n = g.nodeCount
@@ -141,5 +141,146 @@ extension ContractionHierarchy {
             }
         }
         return count
+    }
+}
+
+extension Router {
+    /// The routes of the last `localTable`, edge by edge, so that a caller can follow the
+    /// one it picks without searching again; and the scratch space that finds them.
+    struct TablePaths {
+        /// Cell c's route is `edges[start[c] ..< start[c] + count[c]]`, laid out as
+        /// `collectPath` lays out a route (the source seed's edge, the edges between, the
+        /// target seed's edge; `none` for a seed at a junction), or the one edge of the
+        /// direct way along a piece when `direct[c]`. A count of 0: no route.
+        var start: [Int32] = [], count: [Int32] = [], direct: [Bool] = []
+        var edges: [UInt32] = []
+        /// Per target of the row being searched: the node where its best route met its
+        /// bucket, and the bucket entry; and per bucket entry, the target seed's edge.
+        var meetNode: [Int32] = [], meetEntry: [Int32] = [], entryEdge: [UInt32] = []
+
+        mutating func reset(cells: Int) {
+            start.removeAll(keepingCapacity: true); start.append(contentsOf: repeatElement(0, count: cells))
+            count.removeAll(keepingCapacity: true); count.append(contentsOf: repeatElement(0, count: cells))
+            direct.removeAll(keepingCapacity: true); direct.append(contentsOf: repeatElement(false, count: cells))
+            edges.removeAll(keepingCapacity: true); entryEdge.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// `table(from:to:limitSeconds:maxLengthDm:into:)` for steps a few hundred metres long,
+    /// by plain Dijkstra on the road graph from each source, no hierarchy: the same times.
+    ///
+    /// Why: a step between two reports seconds apart spans a block or two. A hierarchy
+    /// search from each of its ends climbs into the city's top nodes whatever the distance,
+    /// while a Dijkstra bounded by `maxLengthDm` settles only the streets around the
+    /// reports, and stops as soon as every target is reached. Each target's arriving seeds
+    /// are its bucket (the same lists as the hierarchy's buckets, one entry per seed).
+    ///
+    /// No route longer than `maxLengthDm` is found: a pair whose fastest route is longer is
+    /// found along a slower route within the bound, or not at all. Each route found is left
+    /// in `tablePaths`.
+    func localTable(from sources: ArraySlice<Snap>, to targets: ArraySlice<Snap>, limitSeconds: Double, maxLengthDm: UInt32,
+                    into best: inout [TableCell]) {
+        let limit = UInt32(min(Double(UInt32.max - 1), max(0, limitSeconds * 1000)))
+        let g = network, n = g.nodeCount
+        var front = SearchSide(nodeCount: 0), lengths: [UInt32] = [], seedList: [Seed] = []
+        var heads: [Int32] = [], stamps: [UInt32] = [], entries: [BucketEntry] = [], paths = TablePaths()
+        swap(&front, &forward); swap(&lengths, &lengthF); swap(&seedList, &targetSeeds)
+        swap(&heads, &bucketHead); swap(&stamps, &bucketStamp); swap(&entries, &buckets); swap(&paths, &tablePaths)
+        defer {
+            swap(&front, &forward); swap(&lengths, &lengthF); swap(&seedList, &targetSeeds)
+            swap(&heads, &bucketHead); swap(&stamps, &bucketStamp); swap(&entries, &buckets); swap(&paths, &tablePaths)
+        }
+        if heads.count != n { heads = .init(repeating: -1, count: n); stamps = .init(repeating: 0, count: n) }
+        paths.reset(cells: sources.count * targets.count)
+        let searches = UInt32(sources.count)
+        if generation > UInt32.max - searches - 1 { front.resetStamps(); backward.resetStamps(); generation = 0 }
+        var gen = generation
+        generation += searches
+        bucketGeneration &+= 1
+        if bucketGeneration == 0 { for i in stamps.indices { stamps[i] = 0 }; bucketGeneration = 1 }
+        let bucketGen = bucketGeneration
+        entries.removeAll(keepingCapacity: true)
+
+        // Each target's arriving seeds: from the seed node, the seed's cost and length to it.
+        for (j, t) in targets.enumerated() {
+            seedList.removeAll(keepingCapacity: true)
+            seeds(of: t, metric: .time, leaving: false, into: &seedList)
+            for s in seedList {
+                let v = Int(s.node)
+                let head = stamps[v] == bucketGen ? heads[v] : -1
+                stamps[v] = bucketGen; heads[v] = Int32(entries.count)
+                let length = s.edge == RoadNetwork.none ? 0
+                    : Self.partial(share(of: t, leaving: false, along: Int(s.edge)), g.lengthDm[Int(s.edge)])
+                entries.append(BucketEntry(target: Int32(j), next: head, cost: s.cost, length: length))
+                paths.entryEdge.append(s.edge)
+            }
+        }
+
+        best.removeAll(keepingCapacity: true)
+        best.append(contentsOf: repeatElement(TableCell(ms: .max, dm: 0), count: sources.count * targets.count))
+        var settledCount = 0
+        for (i, s) in sources.enumerated() {
+            gen += 1
+            let row = i * targets.count
+            paths.meetNode.removeAll(keepingCapacity: true); paths.meetNode.append(contentsOf: repeatElement(-1, count: targets.count))
+            paths.meetEntry.removeAll(keepingCapacity: true); paths.meetEntry.append(contentsOf: repeatElement(-1, count: targets.count))
+            // The same street, straight ahead: no node on the way.
+            for (j, t) in targets.enumerated() where s.piece == t.piece {
+                if let (ms, e) = direct(s, t, metric: .time) {
+                    let dm = Self.partial(abs(t.fraction - s.fraction), g.lengthDm[Int(e)])
+                    if dm <= maxLengthDm {
+                        best[row + j] = TableCell(ms: ms, dm: dm)
+                        paths.start[row + j] = Int32(paths.edges.count); paths.count[row + j] = 1; paths.direct[row + j] = true
+                        paths.edges.append(e)
+                    }
+                }
+            }
+            seedList.removeAll(keepingCapacity: true)
+            seeds(of: s, metric: .time, leaving: true, into: &seedList)
+            plant(seedList, in: &front, push: true, gen: gen)
+            plantLengths(seedList, of: s, leaving: true, side: front, into: &lengths)
+            // The row's worst time so far: once the search passes it, nothing can improve.
+            var worst: UInt32 = 0
+            for slot in row..<(row + targets.count) { worst = max(worst, best[slot].ms) }
+            while let (d, u) = front.heap.pop() {
+                if d > limit || d >= worst { break }
+                guard d == front.dist[u] else { continue }
+                settledCount += 1
+                if stamps[u] == bucketGen {
+                    var k = Int(heads[u])
+                    while k >= 0 {
+                        let b = entries[k], c = plus(d, b.cost), slot = row + Int(b.target), dm = plus(lengths[u], b.length)
+                        if c < best[slot].ms, dm <= maxLengthDm {
+                            best[slot] = TableCell(ms: c, dm: dm)
+                            paths.meetNode[Int(b.target)] = Int32(u); paths.meetEntry[Int(b.target)] = Int32(k)
+                        }
+                        k = Int(b.next)
+                    }
+                    worst = 0
+                    for slot in row..<(row + targets.count) { worst = max(worst, best[slot].ms) }
+                }
+                for e in Int(g.firstOut[u])..<Int(g.firstOut[u + 1]) {
+                    let x = Int(g.head[e]), nd = plus(d, g.timeMs[e]), length = plus(lengths[u], g.lengthDm[e])
+                    if nd <= limit, length <= maxLengthDm, front.improve(x, to: nd, edge: UInt32(e), from: u, gen: gen) {
+                        lengths[x] = length
+                        front.heap.push(nd, x)
+                    }
+                }
+            }
+            // The routes of the row, back from where each met its target, while this
+            // source's search tree is still in the arrays.
+            for j in 0..<targets.count where paths.meetNode[j] >= 0 && best[row + j].ms <= limit {
+                let first = paths.edges.count
+                paths.edges.append(RoadNetwork.none)  // the source seed's edge, known at the end
+                var v = Int(paths.meetNode[j])
+                while front.parentEdge[v] & Self.seedBit == 0 { paths.edges.append(front.parentEdge[v]); v = Int(front.parentNode[v]) }
+                paths.edges[first] = seedList[Int(front.parentEdge[v] & ~Self.seedBit)].edge
+                paths.edges[(first + 1)...].reverse()
+                paths.edges.append(paths.entryEdge[Int(paths.meetEntry[j])])
+                paths.start[row + j] = Int32(first); paths.count[row + j] = Int32(paths.edges.count - first); paths.direct[row + j] = false
+            }
+        }
+        self.settled = settledCount
+        for k in best.indices where best[k].ms > limit { best[k].ms = .max; paths.count[k] = 0 }
     }
 }

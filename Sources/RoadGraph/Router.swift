@@ -116,6 +116,8 @@ public final class Router {
     /// upward search settled.
     var buckets: [BucketEntry] = [], bucketHead: [Int32] = [], bucketStamp: [UInt32] = []
     var bucketGeneration: UInt32 = 0, settledNodes: [UInt32] = []
+    /// The routes of the last `localTable`.
+    var tablePaths = TablePaths()
     /// Nodes settled by the last search.
     public internal(set) var settled = 0
 

@@ -219,12 +219,18 @@ func length(_ line: [Coordinate]) -> Double {
         let truths = sources.map { s in allTargets.map { t in oracle.cost(s, t, .time) } }
         for limit in [1e9, 90] {
             let table = router.table(from: sources, to: allTargets, limitSeconds: limit)
+            // The plain Dijkstra's table (for short steps), with no length bound: the same.
+            var local: [Router.TableCell] = []
+            router.localTable(from: sources[...], to: allTargets[...], limitSeconds: limit, maxLengthDm: .max, into: &local)
             var cut = 0, kept = 0
             for i in sources.indices {
                 for j in allTargets.indices {
                     let truth = truths[i][j].flatMap { Double($0) <= limit * 1000 ? $0 : nil }
                     let answer = table[i * allTargets.count + j]
                     #expect(answer.map { UInt32(($0.seconds * 1000).rounded()) } == truth, "\(i) → \(j) within \(limit) s")
+                    let cell = local[i * allTargets.count + j]
+                    #expect((cell.ms == .max ? nil : cell.ms) == truth, "local \(i) → \(j) within \(limit) s")
+                    expectPathFollows(router, cell: i * allTargets.count + j, from: sources[i], to: allTargets[j], ms: cell.ms)
                     if truth == nil { cut += 1 } else { kept += 1 }
                 }
             }
@@ -236,22 +242,45 @@ func length(_ line: [Coordinate]) -> Double {
         // (up from the source, up from the target) are each within the bound.
         let maxLength = 12_000.0  // dm
         var cells: [Router.TableCell] = []
-        router.table(from: sources, to: allTargets, limitSeconds: 1e9, maxLengthDm: UInt32(maxLength), into: &cells)
+        router.table(from: sources[...], to: allTargets[...], limitSeconds: 1e9, maxLengthDm: UInt32(maxLength), into: &cells)
+        // The plain Dijkstra's: a route found is never longer than the bound.
+        var local: [Router.TableCell] = []
+        router.localTable(from: sources[...], to: allTargets[...], limitSeconds: 1e9, maxLengthDm: UInt32(maxLength), into: &local)
         var within = 0, beyond = 0
         for (i, s) in sources.enumerated() {
             for (j, t) in allTargets.enumerated() {
-                let cell = cells[i * allTargets.count + j]
-                guard let fastest = try? router.route(from: s, to: t) else { #expect(cell.ms == .max); continue }
+                let cell = cells[i * allTargets.count + j], localCell = local[i * allTargets.count + j]
+                guard let fastest = try? router.route(from: s, to: t) else {
+                    #expect(cell.ms == .max && localCell.ms == .max)
+                    continue
+                }
                 if fastest.distanceMetres * 10 < maxLength - 10 {
                     #expect(cell.ms == truths[i][j], "\(i) → \(j) within \(maxLength) dm")
+                    #expect(localCell.ms == truths[i][j], "local \(i) → \(j) within \(maxLength) dm")
                     within += 1
                 } else {
                     #expect(cell.ms == .max || (Double(cell.dm) <= 2 * maxLength && cell.ms >= truths[i][j] ?? 0))
+                    #expect(localCell.ms == .max || (Double(localCell.dm) <= maxLength && localCell.ms >= truths[i][j] ?? 0))
                     beyond += 1
                 }
             }
         }
         #expect(within > 0 && beyond > 0)
+    }
+
+    /// The route `localTable` left for a cell: its edges join head to tail, and driven
+    /// from `s` to `t` they take the cell's time (to a millisecond for each partly driven end).
+    private func expectPathFollows(_ router: Router, cell: Int, from s: Snap, to t: Snap, ms: UInt32) {
+        let paths = router.tablePaths, count = Int(paths.count[cell]), start = Int(paths.start[cell])
+        guard ms != .max else { #expect(count == 0); return }
+        #expect(count > 0)
+        guard count > 0 else { return }
+        let edges = Array(paths.edges[start..<(start + count)]), g = router.network
+        let inner = edges.filter { $0 != RoadNetwork.none }
+        for (a, b) in zip(inner, inner.dropFirst()) { #expect(g.head[Int(a)] == g.tail[Int(b)], "edges \(a) → \(b) do not join") }
+        router.edges = edges
+        let route = router.assemble(from: s, to: t, cost: 0, direct: paths.direct[cell], named: false)
+        #expect(abs(route.durationSeconds * 1000 - Double(ms)) <= 2, "cell \(cell): \(route.durationSeconds) s against \(ms) ms")
     }
 
     private func expectETAsMatchOracle(_ g: RoadNetwork, cabs count: Int, pickups: Int, seed: UInt64) throws {
