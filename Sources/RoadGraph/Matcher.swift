@@ -289,10 +289,12 @@ public final class Matcher {
             // decided before looking for roads, which such a report never needs. Kept at least
             // every ten seconds whatever the distance, so that a cab that drove a small loop
             // back to where it was is seen doing it.
+            // How far it is from the last kept report, as the crow flies.
+            let straight = lattice.report.last.map { trace[$0].coordinate.distance(to: report.coordinate) } ?? 0
             if let previous = lattice.report.last, i + 1 < trace.count {
                 let from = trace[previous]
                 let recent = report.time.flatMap { t in from.time.map { t - $0 <= 10 } } ?? true
-                if recent, from.coordinate.distance(to: report.coordinate) < settings.minimumSpacingMetres {
+                if recent, straight < settings.minimumSpacingMetres {
                     follows.append((i, previous))
                     i += 1
                     continue
@@ -305,7 +307,6 @@ public final class Matcher {
                 continue
             }
             let from = trace[previous]
-            let straight = from.coordinate.distance(to: report.coordinate)
             if straight <= settings.breakageMetres, step(fromPoint: from, report, straight: straight, settings) {
                 lattice.commit(report: i)
                 i += 1
@@ -383,25 +384,9 @@ public final class Matcher {
                     router.localTable(from: snaps[previous], to: snaps[targets], limitSeconds: limitSeconds, maxLengthDm: maxLengthDm,
                                       into: &routes)
                 }
-                let routes = self.routes  // a local: no exclusivity check per read below
-                for j in 0..<targets.count {
-                    let candidate = snaps[targets.lowerBound + j], candidateMetres = pieceMetres(candidate.piece)
-                    for k in previous where sourceCost[k].isFinite {
-                        let route = routes[(k - previous.lowerBound) * targets.count + j], routeMetres = Double(route.dm) / 10
-                        var metres = route.ms != .max && routeMetres <= longest ? routeMetres : nil
-                        var back = false
-                        // On the same street a little behind: the route would loop round the block;
-                        // the cab stood still and the reports jittered.
-                        let source = snaps[k]
-                        if source.piece == candidate.piece {
-                            let along = abs(candidate.fraction - source.fraction) * candidateMetres
-                            if along <= backTolerance, metres.map({ $0 > along + 1 }) ?? true { metres = along; back = true }
-                        }
-                        guard let metres else { continue }
-                        let c = sourceCost[k] + abs(metres - straight) / settings.betaMetres
-                        if c < cost[j] { cost[j] = c; parent[j] = k; backward[j] = back }
-                    }
-                }
+                transitions(from: previous, to: targets, snaps: snaps, sourceCost: sourceCost, routes: routes, straight: straight,
+                            longest: longest, backTolerance: backTolerance, beta: settings.betaMetres,
+                            cost: &cost, parent: &parent, backward: &backward)
             }
             // How far the searches go. On the network's speeds no street is slower than 3 m/s
             // (11 km/h): a route of m metres takes at most m / 3 seconds. They first go only as
@@ -458,6 +443,35 @@ public final class Matcher {
             lattice.pathEdges.append(contentsOf: paths.edges[start..<(start + count)])
         }
         return true
+    }
+
+    /// Every target's cheapest transition from a source of the layer before over `routes`
+    /// (row by source, column by target): cost, parent (global index), and whether the
+    /// step went a little backwards along one street instead.
+    ///
+    /// A method with its arrays passed inout, not a closure: writes to captured arrays
+    /// are checked for uniqueness one by one.
+    func transitions(from previous: Range<Int>, to targets: Range<Int>, snaps: [Snap], sourceCost: [Double],
+                     routes: [Router.TableCell], straight: Double, longest: Double, backTolerance: Double, beta: Double,
+                     cost: inout [Double], parent: inout [Int], backward: inout [Bool]) {
+        for j in 0..<targets.count {
+            let candidate = snaps[targets.lowerBound + j], candidateMetres = pieceMetres(candidate.piece)
+            for k in previous where sourceCost[k].isFinite {
+                let route = routes[(k - previous.lowerBound) * targets.count + j], routeMetres = Double(route.dm) / 10
+                var metres = route.ms != .max && routeMetres <= longest ? routeMetres : nil
+                var back = false
+                // On the same street a little behind: the route would loop round the block;
+                // the cab stood still and the reports jittered.
+                let source = snaps[k]
+                if source.piece == candidate.piece {
+                    let along = abs(candidate.fraction - source.fraction) * candidateMetres
+                    if along <= backTolerance, metres.map({ $0 > along + 1 }) ?? true { metres = along; back = true }
+                }
+                guard let metres else { continue }
+                let c = sourceCost[k] + abs(metres - straight) / beta
+                if c < cost[j] { cost[j] = c; parent[j] = k; backward[j] = back }
+            }
+        }
     }
 
     /// The route the track takes to `next`: from `anchor` (where the track stands), or from
