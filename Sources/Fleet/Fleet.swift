@@ -65,6 +65,16 @@ public struct CabMatch: Hashable, Sendable {
     public let distance: Double
 }
 
+/// A cab found by a handle search: its handle and its great-circle distance in metres.
+/// Its record is fetched on demand (`Fleet.cab(_:)`): a dispatcher that ranks ten cabs and
+/// offers the job to the first that accepts reads one record, not ten.
+public struct NearbyCab: Hashable, Sendable {
+    /// The cab's handle.
+    public let handle: CabHandle
+    /// Great-circle metres from the searched point.
+    public let distance: Double
+}
+
 /// Why the fleet refused a call.
 public enum FleetError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No registered cab has this id.
@@ -319,6 +329,16 @@ public final class Fleet: Sendable {
         return found
     }
 
+    /// The cab behind a handle, as of its latest report (not waiting for a publish).
+    public func cab(_ handle: CabHandle) throws(FleetError) -> Cab {
+        let found: Cab? = state.withLock { s in
+            let c = Int(handle.slot)
+            return c >= 0 && c < s.cabs.count && s.live[c] ? s.cabs[c] : nil
+        }
+        guard let found else { throw .unknownCab("#\(handle.slot)") }
+        return found
+    }
+
     /// Every registered cab as of its latest report, in the order they were registered (the
     /// live map draws them all; a copy, taken under the lock).
     public func allCabs() -> [Cab] {
@@ -381,22 +401,50 @@ public final class Fleet: Sendable {
         let clockTime = clock.now()
         let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now ?? clockTime)
         return read(at: clockTime) { r in
-            w.lastSearchDataTime = Date(timeIntervalSinceReferenceDate: replicas.publishedTime)
-            // The tree's stamps are whole seconds, so its filter also admits cabs up to a
-            // second staler than `staleAfter`; they are dropped here at full precision,
-            // asking for more when some were.
-            var asked = k
-            while true {
-                r.tree.nearest(asked, to: point, within: radius, filter: filter, into: &w.neighbours, using: w.search)
-                var out: [CabMatch] = []
-                out.reserveCapacity(min(k, w.neighbours.count))
-                for n in w.neighbours where out.count < k {
-                    guard let c = r.tree[n.entry], let last = r.cabs[Int(c)].lastReport, last >= cutoff else { continue }
-                    out.append(CabMatch(cab: r.cabs[Int(c)], distance: n.distance))
-                }
-                if out.count == k || w.neighbours.count < asked || asked >= r.tree.count { return out }
-                asked = min(asked * 2, r.tree.count)
+            search(k, to: point, within: radius, filter: filter, cutoff: cutoff, in: r, using: w)
+            let cabs = r.cabs
+            return w.found.map { CabMatch(cab: cabs[Int($0.handle.slot)], distance: $0.distance) }
+        }
+    }
+
+    /// The `k` nearest offered cabs to `point` as handles and distances, into `result`
+    /// (nearest first; the same cabs as `nearest(_:to:types:statuses:within:now:using:)`),
+    /// with each cab's record left to fetch on demand (`cab(_:)`). Allocates nothing once the
+    /// workspace and `result` have grown: the dispatcher's search.
+    public func nearest(_ k: Int, to point: Coordinate, types: Set<CabType>? = nil,
+                        statuses: Set<CabStatus>? = nil, within radius: Double = .infinity,
+                        now: Date? = nil, using w: FleetWorkspace, into result: inout [NearbyCab]) {
+        result.removeAll(keepingCapacity: true)
+        guard k > 0 else { return }
+        let clockTime = clock.now()
+        let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now ?? clockTime)
+        read(at: clockTime) { r in search(k, to: point, within: radius, filter: filter, cutoff: cutoff, in: r, using: w) }
+        result.append(contentsOf: w.found)
+    }
+
+    /// The search behind both `nearest` forms, into `w.found`.
+    ///
+    /// The tree's stamps are whole seconds, so its filter also admits cabs up to a second
+    /// staler than `staleAfter`; they are dropped here at full precision (each slot's report
+    /// time, kept in the replica beside the tree), asking for more when some were.
+    ///
+    /// Why the replica's tree and times are bound once to locals: an access to a class's
+    /// stored property that calls into another module copies the value first (every array
+    /// in the tree retained and released), and doing that per result doubled a query's time.
+    private func search(_ k: Int, to point: Coordinate, within radius: Double, filter: EntryFilter, cutoff: Date,
+                        in r: Replica, using w: FleetWorkspace) {
+        w.lastSearchDataTime = Date(timeIntervalSinceReferenceDate: replicas.publishedTime)
+        let tree = r.tree, reported = r.reportTime, limit = cutoff.timeIntervalSinceReferenceDate
+        var asked = k
+        while true {
+            w.found.removeAll(keepingCapacity: true)
+            tree.nearest(asked, to: point, within: radius, filter: filter, into: &w.neighbours, using: w.search)
+            for n in w.neighbours where w.found.count < k {
+                guard let c = tree[n.entry], reported[Int(c)] >= limit else { continue }
+                w.found.append(NearbyCab(handle: CabHandle(slot: c), distance: n.distance))
             }
+            if w.found.count == k || w.neighbours.count < asked || asked >= tree.count { return }
+            asked = min(asked * 2, tree.count)
         }
     }
 
@@ -414,10 +462,11 @@ public final class Fleet: Sendable {
         let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now ?? clockTime)
         return read(at: clockTime) { r in
             w.lastSearchDataTime = Date(timeIntervalSinceReferenceDate: replicas.publishedTime)
-            r.tree.within(radius, of: point, filter: filter, sorted: true, into: &w.neighbours, using: w.search)
+            let tree = r.tree, cabs = r.cabs  // once, not per result (see `search`)
+            tree.within(radius, of: point, filter: filter, sorted: true, into: &w.neighbours, using: w.search)
             return w.neighbours.compactMap { n in
-                guard let c = r.tree[n.entry], let last = r.cabs[Int(c)].lastReport, last >= cutoff else { return nil }
-                return CabMatch(cab: r.cabs[Int(c)], distance: n.distance)
+                guard let c = tree[n.entry], let last = cabs[Int(c)].lastReport, last >= cutoff else { return nil }
+                return CabMatch(cab: cabs[Int(c)], distance: n.distance)
             }
         }
     }
@@ -432,11 +481,12 @@ public final class Fleet: Sendable {
         let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now ?? clockTime)
         let w = FleetWorkspace()
         return read(at: clockTime) { r -> [Cab] in
-            r.tree.inside(zones.bounds(of: zone), filter: filter, into: &w.entries, using: w.search)
+            let tree = r.tree, cabs = r.cabs  // once, not per result (see `search`)
+            tree.inside(zones.bounds(of: zone), filter: filter, into: &w.entries, using: w.search)
             return w.entries.compactMap { e -> Cab? in
-                guard let p = r.tree.position(of: e), let c = r.tree[e], let last = r.cabs[Int(c)].lastReport,
+                guard let p = tree.position(of: e), let c = tree[e], let last = cabs[Int(c)].lastReport,
                       last >= cutoff, zones.covers(p, zone: zone) else { return nil }
-                return r.cabs[Int(c)]
+                return cabs[Int(c)]
             }
         }.sorted { $0.id < $1.id }
     }
@@ -478,6 +528,7 @@ public final class Fleet: Sendable {
 public final class FleetWorkspace {
     let search = SearchWorkspace()
     var neighbours: [Neighbour] = []
+    var found: [NearbyCab] = []
     var entries: [EntryID] = []
     /// When the data of the last search made with this workspace was published, on the
     /// fleet's clock: how old the answer could be (for monitoring and benchmarks).

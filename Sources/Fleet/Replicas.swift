@@ -15,6 +15,9 @@ final class Replica: @unchecked Sendable {
     @exclusivity(unchecked) var tree = RTree<Int32>()
     @exclusivity(unchecked) var cabs: [Cab] = []
     @exclusivity(unchecked) var entryOfCab: [Int32] = []
+    /// Each slot's last report time (seconds since 2001; -∞ before the first): what a search
+    /// checks freshness against, eight bytes a cab rather than the whole `Cab` record.
+    @exclusivity(unchecked) var reportTime: [TimeInterval] = []
 }
 
 /// A change to the fleet, kept in a log between two publishes so that the replica the
@@ -153,7 +156,10 @@ final class Replicas: @unchecked Sendable {
             // Registered slots take the fleet's records as they are now: a later change to
             // them is also in the log, after this one, so replaying it again is harmless.
             let empty = r.tree.count == 0
-            for s in slots { r.cabs.append(cabs[s]); r.entryOfCab.append(-1) }
+            for s in slots {
+                r.cabs.append(cabs[s]); r.entryOfCab.append(-1)
+                r.reportTime.append(cabs[s].lastReport?.timeIntervalSinceReferenceDate ?? -.infinity)
+            }
             let placed = slots.filter { r.cabs[$0].position != nil && r.cabs[$0].lastReport != nil }
             if empty, placed.count > 1,
                let tree = try? RTree(coordinates: placed.map { r.cabs[$0].position! }, tags: placed.map { tagOf(r.cabs[$0]) },
@@ -169,6 +175,7 @@ final class Replicas: @unchecked Sendable {
         case let .move(slot, position, stamp, time):
             let c = Int(slot)
             r.cabs[c].position = position; r.cabs[c].lastReport = time
+            r.reportTime[c] = time.timeIntervalSinceReferenceDate
             if r.entryOfCab[c] < 0 {
                 r.entryOfCab[c] = r.tree.insert(position, tag: tagOf(r.cabs[c]), stamp: stamp, payload: slot).rawValue
             } else {

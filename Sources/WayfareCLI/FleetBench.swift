@@ -8,7 +8,7 @@ import WayfareAPI
 struct BenchFleet: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleet",
-        abstract: "Load cabs into a Fleet; one thread streams the moves as reports while another runs k-nearest queries; one JSON line.")
+        abstract: "Load cabs into a Fleet; one thread streams the moves as reports while another runs k-nearest queries (handles and distances, as the dispatcher asks); one JSON line.")
     @Option(help: "CSV id,lat,lon of the cabs.") var cabs: String
     @Option(help: "CSV lat,lon of the query points.") var queries: String
     @Option(help: "CSV id,lat,lon: new positions, reported over and over (alternating with the cabs' first positions).") var moves: String
@@ -82,6 +82,7 @@ struct BenchFleet: ParsableCommand {
         done.enter()
         Thread {
             let workspace = FleetWorkspace()
+            var found: [NearbyCab] = []
             var times: [Double] = []
             times.reserveCapacity(1 << 20)
             var oldest = 0.0, q = 0
@@ -89,7 +90,7 @@ struct BenchFleet: ParsableCommand {
                 let p = queryPoints[q % queryPoints.count]
                 q += 1
                 let start = DispatchTime.now().uptimeNanoseconds
-                let found = fleet.nearest(k, to: p, using: workspace)
+                fleet.nearest(k, to: p, using: workspace, into: &found)
                 let end = DispatchTime.now().uptimeNanoseconds
                 let asked = Date()
                 if let seen = workspace.lastSearchDataTime { oldest = max(oldest, asked.timeIntervalSince(seen)) }

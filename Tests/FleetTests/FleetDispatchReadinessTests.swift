@@ -85,8 +85,13 @@ private let pickup = Coordinate(unchecked: 43.7393, 7.4277)
         // 119.6 s after the report: fresh (whole-second stamps used to drop it here).
         #expect(fleet.nearest(1, to: pickup, now: t0.addingTimeInterval(120.5)).map(\.cab.id) == ["a"])
         #expect(fleet.cabs(within: 10, of: pickup, now: t0.addingTimeInterval(120.5)).count == 1)
+        var handles: [NearbyCab] = []
+        fleet.nearest(1, to: pickup, now: t0.addingTimeInterval(120.5), using: FleetWorkspace(), into: &handles)
+        #expect(try handles.map { try fleet.cab($0.handle).id } == ["a"])
         // 120.05 s after: stale.
         #expect(fleet.nearest(1, to: pickup, now: t0.addingTimeInterval(120.95)).isEmpty)
+        fleet.nearest(1, to: pickup, now: t0.addingTimeInterval(120.95), using: FleetWorkspace(), into: &handles)
+        #expect(handles.isEmpty)
         #expect(fleet.cabs(within: 10, of: pickup, now: t0.addingTimeInterval(120.95)).isEmpty)
     }
 
@@ -102,6 +107,9 @@ private let pickup = Coordinate(unchecked: 43.7393, 7.4277)
         }
         let found = fleet.nearest(5, to: pickup, now: t0.addingTimeInterval(200))
         #expect(found.map(\.cab.id) == (10..<15).map { "c\($0)" })
+        var handles: [NearbyCab] = []
+        fleet.nearest(5, to: pickup, now: t0.addingTimeInterval(200), using: FleetWorkspace(), into: &handles)
+        #expect(try handles.map { try fleet.cab($0.handle).id } == (10..<15).map { "c\($0)" })
     }
 
     @Test func aCitysFleetRegistersAtOnceAllOrNone() throws {
@@ -139,6 +147,9 @@ private let pickup = Coordinate(unchecked: 43.7393, 7.4277)
         try fleet.unregister("a")
         #expect(fleet.nearest(2, to: pickup).map(\.cab.id) == ["b"])
         #expect(throws: FleetError.unknownCab("a")) { try fleet.report(handle, position: pickup, at: t0) }
+        #expect(throws: FleetError.self) { try fleet.cab(handle) }
+        #expect(throws: FleetError.self) { try fleet.cab(CabHandle(slot: -1)) }
+        #expect(throws: FleetError.self) { try fleet.cab(CabHandle(slot: 99)) }
         #expect(throws: FleetError.unknownCab("a")) { try fleet.unregister("a") }
         // The id can come back, with a new handle.
         let again = try fleet.register(id: "a", type: .hatchback, status: .available)
@@ -157,9 +168,15 @@ private let pickup = Coordinate(unchecked: 43.7393, 7.4277)
                 lastReport: t0)
         })
         let w = FleetWorkspace()
+        var handles: [NearbyCab] = []
         for q in 0..<50 {
             let p = pickup.destination(bearing: Double(q * 7), distance: Double(q * 40))
-            #expect(fleet.nearest(10, to: p, using: w) == fleet.nearest(10, to: p))
+            let matches = fleet.nearest(10, to: p)
+            #expect(fleet.nearest(10, to: p, using: w) == matches)
+            // Handles and distances: the same cabs in the same order, each record on demand.
+            fleet.nearest(10, to: p, using: w, into: &handles)
+            #expect(handles.map(\.distance) == matches.map(\.distance))
+            #expect(try handles.map { try fleet.cab($0.handle) } == matches.map(\.cab))
             #expect(fleet.cabs(within: 300, of: p, using: w) == fleet.cabs(within: 300, of: p))
         }
     }
