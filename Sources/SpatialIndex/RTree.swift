@@ -99,7 +99,7 @@ public struct Neighbour: Hashable, Sendable, BitwiseCopyable {
 /// `Sendable` when the payload is: a value type of arrays. Copies share storage until one
 /// is written (copy-on-write), which the fleet uses to publish read-only snapshots.
 public struct RTree<Payload: Sendable>: Sendable {
-    var core: RTreeCore
+    @usableFromInline var core: RTreeCore
     /// Each entry's payload, by entry id; live or not is the core's to say.
     ///
     /// Why not `[Payload?]` with nil for removed entries: a bulk load would have to copy the
@@ -108,7 +108,7 @@ public struct RTree<Payload: Sendable>: Sendable {
     /// the caller's array itself (copy-on-write), and a removed entry's payload stays until
     /// its id is reused: free for the fleet's `Int32`, and the one thing to know if a
     /// payload owns something large.
-    var payloads: [Payload]
+    @usableFromInline var payloads: [Payload]
 
     /// An empty tree.
     public init() {
@@ -127,10 +127,14 @@ public struct RTree<Payload: Sendable>: Sendable {
     }
 
     /// The number of live entries.
-    public var count: Int { core.count }
+    @inlinable public var count: Int { core.count }
 
     /// The payload of a live entry, or nil when `entry` is not in the tree.
-    public subscript(entry: EntryID) -> Payload? {
+    ///
+    /// Inlinable, as are `count` and the searches: specialised in the caller's module, they
+    /// call the non-generic core directly (see `RTreeCore`) instead of going through an
+    /// unspecialised generic entry point that needs the tree copied.
+    @inlinable public subscript(entry: EntryID) -> Payload? {
         core.contains(entry) ? payloads[Int(entry.rawValue)] : nil
     }
 
@@ -186,8 +190,8 @@ public struct RTree<Payload: Sendable>: Sendable {
     /// The k entries nearest to `point` (great-circle), within `radius` metres, that pass
     /// `filter`, nearest first; ties in distance go to the lower entry id. Written into
     /// `result`; nothing is allocated once the workspace and result have grown.
-    public func nearest(_ k: Int, to point: Coordinate, within radius: Double = .infinity,
-                        filter: EntryFilter = .all, into result: inout [Neighbour], using w: SearchWorkspace) {
+    @inlinable public func nearest(_ k: Int, to point: Coordinate, within radius: Double = .infinity,
+                                   filter: EntryFilter = .all, into result: inout [Neighbour], using w: SearchWorkspace) {
         core.nearest(k, to: point, within: radius, filter: filter, into: &result, using: w)
     }
 

@@ -134,8 +134,8 @@ extension RTreeCore {
     /// The k entries nearest to `point` (great-circle), within `radius` metres, that pass
     /// `filter`, nearest first; ties in distance go to the lower entry id. Written into
     /// `result`; nothing is allocated once the workspace and result have grown.
-    func nearest(_ k: Int, to point: Coordinate, within radius: Double = .infinity,
-                 filter: EntryFilter = .all, into result: inout [Neighbour], using w: SearchWorkspace) {
+    @usableFromInline func nearest(_ k: Int, to point: Coordinate, within radius: Double = .infinity,
+                                   filter: EntryFilter = .all, into result: inout [Neighbour], using w: SearchWorkspace) {
         result.removeAll(keepingCapacity: true)
         guard k > 0, count > 0 else { return }
         let q = frame.point(point)
