@@ -1,0 +1,105 @@
+// The peer of `wayfare bench knn`'s bare tree: nanoflann's static k-d tree over the same
+// cabs, k = 1 and k = 10 for the same queries, each pass timed as a whole, the median of
+// REPEATS passes; one JSON line per layout.
+//
+// Two layouts, both static (nanoflann takes no updates):
+//   - "sphere": unit vectors in 3-D, ranked by chord length, which ranks exactly as the
+//     great-circle distance Wayfare ranks by: the same answers, the fair peer;
+//   - "degrees": raw (lat, lon) in 2-D, the way nanoflann is most often used: planar
+//     answers, which differ from the great-circle ones away from the equator.
+//
+// Build: g++ -O3 -march=native -std=c++17 scripts/nanoflann-knn.cpp -o nanoflann-knn
+// (needs Debian's libnanoflann-dev). Usage: nanoflann-knn CABS.csv QUERIES.csv [REPEATS]
+#include <nanoflann.hpp>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+template <size_t D>
+struct Cloud {
+    std::vector<std::array<double, D>> points;
+    size_t kdtree_get_point_count() const { return points.size(); }
+    double kdtree_get_pt(size_t i, size_t d) const { return points[i][d]; }
+    template <class Box>
+    bool kdtree_get_bbox(Box&) const { return false; }
+};
+
+// The last two comma-separated fields of each line after the header: lat, lon.
+bool readLatLon(const char* path, std::vector<std::array<double, 2>>& out) {
+    std::ifstream in(path);
+    if (!in) return false;
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+        if (line.empty()) continue;
+        size_t last = line.rfind(','), before = last == std::string::npos ? std::string::npos : line.rfind(',', last - 1);
+        if (last == std::string::npos) return false;
+        size_t latStart = before == std::string::npos ? 0 : before + 1;
+        out.push_back({std::stod(line.substr(latStart, last - latStart)), std::stod(line.substr(last + 1))});
+    }
+    return true;
+}
+
+std::array<double, 3> unit(const std::array<double, 2>& c) {
+    const double phi = c[0] * M_PI / 180, lambda = c[1] * M_PI / 180;
+    return {std::cos(phi) * std::cos(lambda), std::cos(phi) * std::sin(lambda), std::sin(phi)};
+}
+
+template <size_t D>
+void run(const char* layout, const std::vector<std::array<double, D>>& cabs,
+         const std::vector<std::array<double, D>>& queries, int repeats) {
+    using Tree = nanoflann::KDTreeSingleIndexAdaptor<nanoflann::L2_Simple_Adaptor<double, Cloud<D>>, Cloud<D>, D>;
+    Cloud<D> cloud{cabs};
+    auto t0 = std::chrono::steady_clock::now();
+    Tree tree(D, cloud, nanoflann::KDTreeSingleIndexAdaptorParams(10));
+    tree.buildIndex();
+    double buildMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    unsigned index[10];  // nanoflann 1.4's default AccessorType
+    double dist2[10];
+    size_t sink = 0;
+    auto pass = [&](size_t k) {
+        auto start = std::chrono::steady_clock::now();
+        for (const auto& q : queries) {
+            size_t n = tree.knnSearch(q.data(), k, index, dist2);
+            sink += n ? index[0] : 0;
+        }
+        return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / queries.size();
+    };
+    auto median = [&](size_t k) {
+        std::vector<double> t;
+        for (int r = 0; r < repeats; r++) t.push_back(pass(k));
+        std::sort(t.begin(), t.end());
+        return t[t.size() / 2];
+    };
+    double k1 = median(1), k10 = median(10);
+    std::printf("{\"peer\":\"nanoflann\",\"layout\":\"%s\",\"cabs\":%zu,\"build_ms\":%.1f,\"k1_ns\":%.0f,\"k10_ns\":%.0f,\"sink\":%zu}\n",
+                layout, cabs.size(), buildMs, k1, k10, sink % 10);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 3) {
+        std::fprintf(stderr, "usage: nanoflann-knn CABS.csv QUERIES.csv [REPEATS]\n");
+        return 2;
+    }
+    int repeats = argc > 3 ? std::max(1, std::atoi(argv[3])) : 3;
+    std::vector<std::array<double, 2>> cabs, queries;
+    if (!readLatLon(argv[1], cabs) || cabs.empty()) { std::fprintf(stderr, "%s: no cabs\n", argv[1]); return 1; }
+    if (!readLatLon(argv[2], queries) || queries.empty()) { std::fprintf(stderr, "%s: no queries\n", argv[2]); return 1; }
+    std::vector<std::array<double, 3>> cabs3, queries3;
+    for (const auto& c : cabs) cabs3.push_back(unit(c));
+    for (const auto& q : queries) queries3.push_back(unit(q));
+    run<3>("sphere", cabs3, queries3, repeats);
+    run<2>("degrees", cabs, queries, repeats);
+    return 0;
+}
