@@ -437,22 +437,28 @@ public final class Fleet: Sendable {
     private func search(_ k: Int, to point: Coordinate, within radius: Double, filter: EntryFilter, cutoff: Date,
                         in r: Replica, using w: FleetWorkspace) {
         w.lastSearchDataTime = Date(timeIntervalSinceReferenceDate: replicas.publishedTime)
+        // The buffers are taken out of the workspace for the search: appending to a class's
+        // stored array costs an exclusivity check and a uniqueness check per element.
+        var found: [NearbyCab] = [], neighbours: [Neighbour] = []
+        swap(&found, &w.found); swap(&neighbours, &w.neighbours)
+        defer { swap(&found, &w.found); swap(&neighbours, &w.neighbours) }
         Self.search(k, to: point, within: radius, filter: filter, cutoff: cutoff.timeIntervalSinceReferenceDate,
-                    tree: r.tree, reported: r.reportTime, using: w)
+                    tree: r.tree, reported: r.reportTime, search: w.search, neighbours: &neighbours, into: &found)
     }
 
     /// `search(_:to:within:filter:cutoff:in:using:)` on the borrowed tree and report times.
     private static func search(_ k: Int, to point: Coordinate, within radius: Double, filter: EntryFilter, cutoff limit: TimeInterval,
-                               tree: borrowing RTree<Int32>, reported: borrowing [TimeInterval], using w: FleetWorkspace) {
+                               tree: borrowing RTree<Int32>, reported: borrowing [TimeInterval], search: SearchWorkspace,
+                               neighbours: inout [Neighbour], into found: inout [NearbyCab]) {
         var asked = k
         while true {
-            w.found.removeAll(keepingCapacity: true)
-            tree.nearest(asked, to: point, within: radius, filter: filter, into: &w.neighbours, using: w.search)
-            for n in w.neighbours where w.found.count < k {
+            found.removeAll(keepingCapacity: true)
+            tree.nearest(asked, to: point, within: radius, filter: filter, into: &neighbours, using: search)
+            for n in neighbours where found.count < k {
                 guard let c = tree[n.entry], reported[Int(c)] >= limit else { continue }
-                w.found.append(NearbyCab(handle: CabHandle(slot: c), distance: n.distance))
+                found.append(NearbyCab(handle: CabHandle(slot: c), distance: n.distance))
             }
-            if w.found.count == k || w.neighbours.count < asked || asked >= tree.count { return }
+            if found.count == k || neighbours.count < asked || asked >= tree.count { return }
             asked = min(asked * 2, tree.count)
         }
     }
