@@ -53,14 +53,9 @@ extension Router {
             swap(&heads, &bucketHead); swap(&stamps, &bucketStamp); swap(&entries, &buckets)
         }
         if heads.count != n { heads = .init(repeating: -1, count: n); stamps = .init(repeating: 0, count: n) }
-        // A generation per search, and one for the buckets, all taken before the first.
-        let searches = UInt32(sources.count + targets.count)
-        if generation > UInt32.max - searches - 1 { back.resetStamps(); front.resetStamps(); generation = 0 }
-        var gen = generation
-        generation += searches
-        bucketGeneration &+= 1
-        if bucketGeneration == 0 { for i in stamps.indices { stamps[i] = 0 }; bucketGeneration = 1 }
-        let bucketGen = bucketGeneration
+        var (gen, bucketGen) = takeGenerations(searches: sources.count + targets.count, bucketStamps: &stamps) {
+            back.resetStamps(); front.resetStamps()
+        }
         entries.removeAll(keepingCapacity: true)
         var settledCount = 0
 
@@ -105,6 +100,22 @@ extension Router {
         }
         self.settled = settledCount
         for k in best.indices where best[k].ms > limit { best[k].ms = .max }
+    }
+}
+
+extension Router {
+    /// Takes a generation for each of `searches` searches and one for the buckets, all
+    /// before the first search: returns the generation to count up from (each search adds
+    /// one first) and the buckets' generation. On wrap-around, `resetSides` clears the
+    /// search sides' stamps and the buckets' `stamps` are cleared here.
+    func takeGenerations(searches: Int, bucketStamps stamps: inout [UInt32], resetSides: () -> Void) -> (UInt32, UInt32) {
+        let count = UInt32(searches)
+        if generation > UInt32.max - count - 1 { resetSides(); generation = 0 }
+        let first = generation
+        generation += count
+        bucketGeneration &+= 1
+        if bucketGeneration == 0 { for i in stamps.indices { stamps[i] = 0 }; bucketGeneration = 1 }
+        return (first, bucketGeneration)
     }
 }
 
@@ -192,13 +203,9 @@ extension Router {
         }
         if heads.count != n { heads = .init(repeating: -1, count: n); stamps = .init(repeating: 0, count: n) }
         paths.reset(cells: sources.count * targets.count)
-        let searches = UInt32(sources.count)
-        if generation > UInt32.max - searches - 1 { front.resetStamps(); backward.resetStamps(); generation = 0 }
-        var gen = generation
-        generation += searches
-        bucketGeneration &+= 1
-        if bucketGeneration == 0 { for i in stamps.indices { stamps[i] = 0 }; bucketGeneration = 1 }
-        let bucketGen = bucketGeneration
+        var (gen, bucketGen) = takeGenerations(searches: sources.count, bucketStamps: &stamps) {
+            front.resetStamps(); backward.resetStamps()
+        }
         entries.removeAll(keepingCapacity: true)
 
         // Each target's arriving seeds: from the seed node, the seed's cost and length to it.
