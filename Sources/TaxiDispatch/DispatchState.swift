@@ -61,6 +61,10 @@ struct DispatchState {
 
     var cabs: [CabRecord] = []
     var slotOfID: [String: Int] = [:]
+    /// Each registered cab's slot by its fleet handle: what a handle search answers with.
+    var slotOfHandle: [CabHandle: Int] = [:]
+    /// The handle search's buffer, kept from search to search.
+    var nearby: [NearbyCab] = []
     var queues: [Queue]
     var requests: [RequestID: RequestRecord] = [:]
     var openByCustomer: [String: RequestID] = [:]

@@ -91,6 +91,7 @@ public final class Dispatcher: Sendable {
             do throws(FleetError) { handles = try fleet.register(cabs.map { Cab(id: $0.id, type: $0.type) }) } catch { throw .fleet(error) }
             for (c, h) in zip(cabs, handles) {
                 s.slotOfID[c.id] = s.cabs.count
+                s.slotOfHandle[h] = s.cabs.count
                 s.cabs.append(DispatchState.CabRecord(profile: c, handle: h))
             }
         }
@@ -109,6 +110,7 @@ public final class Dispatcher: Sendable {
             s.cabs[slot].status = .unattended
             do throws(FleetError) { try fleet.unregister(id) } catch { throw .fleet(error) }
             s.slotOfID[id] = nil
+            s.slotOfHandle[s.cabs[slot].handle] = nil
         }
     }
 
@@ -456,15 +458,16 @@ public final class Dispatcher: Sendable {
         let limit = r.parameters.maxCandidates
         guard s.queues[zone].count > limit else { return nil }
         for k in [4 * limit, 16 * limit] {
-            let matches = fleet.nearest(k, to: r.request.pickup, types: r.parameters.types, using: s.workspace)
+            // Handles, not records: the queue's own state decides, so no cab record is read.
+            fleet.nearest(k, to: r.request.pickup, types: r.parameters.types, using: s.workspace, into: &s.nearby)
             var out: [Int] = []
-            for m in matches {
-                guard let slot = s.slotOfID[m.cab.id], s.cabs[slot].queued, s.cabs[slot].queueZone == Int32(zone),
+            for m in s.nearby {
+                guard let slot = s.slotOfHandle[m.handle], s.cabs[slot].queued, s.cabs[slot].queueZone == Int32(zone),
                       eligible(s, slot, for: r, staleBefore: cutoff) else { continue }
                 out.append(slot)
                 if out.count == limit { return out }
             }
-            if matches.count < k { return nil }
+            if s.nearby.count < k { return nil }
         }
         return nil
     }
