@@ -431,9 +431,9 @@ public final class Fleet: Sendable {
     /// Why the replica's tree and times are passed `borrowing` to a function of their own:
     /// a call into another module on a class's stored property copies the value first,
     /// retaining and releasing every array the tree holds. Done per result, that doubled a
-    /// query's time; bound once to a local, it still cost a sixth of it, and the writer's
-    /// rate on the other core with it (`wayfare bench fleet`: reader p50 1.8 to 1.5 µs,
-    /// writer 2.8 to 3.7–4.1 M reports/s).
+    /// query's time (`wayfare bench fleet` at 100k: reader p50 3.9 µs before, 2.05 µs with the
+    /// tree bound once per query). The profile still shows one copy per query; it is the
+    /// largest cost left outside the tree's own search.
     private func search(_ k: Int, to point: Coordinate, within radius: Double, filter: EntryFilter, cutoff: Date,
                         in r: Replica, using w: FleetWorkspace) {
         w.lastSearchDataTime = Date(timeIntervalSinceReferenceDate: replicas.publishedTime)
