@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -33,18 +34,30 @@ struct Cloud {
     bool kdtree_get_bbox(Box&) const { return false; }
 };
 
-// The last two comma-separated fields of each line after the header: lat, lon.
+// The last two comma-separated fields of each line after the header: lat, lon. A field that
+// is not a finite number, or out of range, is an error naming its file and line.
 bool readLatLon(const char* path, std::vector<std::array<double, 2>>& out) {
     std::ifstream in(path);
-    if (!in) return false;
+    if (!in) { std::fprintf(stderr, "%s: cannot be read\n", path); return false; }
     std::string line;
     std::getline(in, line);  // header
-    while (std::getline(in, line)) {
+    for (size_t n = 2; std::getline(in, line); n++) {
         if (line.empty()) continue;
-        size_t last = line.rfind(','), before = last == std::string::npos ? std::string::npos : line.rfind(',', last - 1);
-        if (last == std::string::npos) return false;
+        size_t last = line.rfind(','), before = last == std::string::npos || last == 0 ? std::string::npos : line.rfind(',', last - 1);
+        if (last == std::string::npos) { std::fprintf(stderr, "%s: line %zu: expected lat,lon\n", path, n); return false; }
         size_t latStart = before == std::string::npos ? 0 : before + 1;
-        out.push_back({std::stod(line.substr(latStart, last - latStart)), std::stod(line.substr(last + 1))});
+        std::string latText = line.substr(latStart, last - latStart), lonText = line.substr(last + 1);
+        char *latEnd = nullptr, *lonEnd = nullptr;
+        double lat = std::strtod(latText.c_str(), &latEnd), lon = std::strtod(lonText.c_str(), &lonEnd);
+        if (latText.empty() || *latEnd != '\0' || !std::isfinite(lat) || lat < -90 || lat > 90) {
+            std::fprintf(stderr, "%s: line %zu: lat \"%s\" is not a latitude\n", path, n, latText.c_str());
+            return false;
+        }
+        if (lonText.empty() || (*lonEnd != '\0' && *lonEnd != '\r') || !std::isfinite(lon) || lon < -180 || lon > 180) {
+            std::fprintf(stderr, "%s: line %zu: lon \"%s\" is not a longitude\n", path, n, lonText.c_str());
+            return false;
+        }
+        out.push_back({lat, lon});
     }
     return true;
 }
@@ -94,8 +107,10 @@ int main(int argc, char** argv) {
     }
     int repeats = argc > 3 ? std::max(1, std::atoi(argv[3])) : 3;
     std::vector<std::array<double, 2>> cabs, queries;
-    if (!readLatLon(argv[1], cabs) || cabs.empty()) { std::fprintf(stderr, "%s: no cabs\n", argv[1]); return 1; }
-    if (!readLatLon(argv[2], queries) || queries.empty()) { std::fprintf(stderr, "%s: no queries\n", argv[2]); return 1; }
+    if (!readLatLon(argv[1], cabs)) return 1;
+    if (!readLatLon(argv[2], queries)) return 1;
+    if (cabs.empty()) { std::fprintf(stderr, "%s: no cabs\n", argv[1]); return 1; }
+    if (queries.empty()) { std::fprintf(stderr, "%s: no queries\n", argv[2]); return 1; }
     std::vector<std::array<double, 3>> cabs3, queries3;
     for (const auto& c : cabs) cabs3.push_back(unit(c));
     for (const auto& q : queries) queries3.push_back(unit(q));

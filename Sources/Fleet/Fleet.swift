@@ -400,10 +400,13 @@ public final class Fleet: Sendable {
         guard k > 0 else { return [] }
         let clockTime = clock.now()
         let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now ?? clockTime)
+        var found: [NearbyCab] = []
+        swap(&found, &w.found)
+        defer { swap(&found, &w.found) }
         return read(at: clockTime) { r in
-            search(k, to: point, within: radius, filter: filter, cutoff: cutoff, in: r, using: w)
+            search(k, to: point, within: radius, filter: filter, cutoff: cutoff, in: r, using: w, into: &found)
             let cabs = r.cabs
-            return w.found.map { CabMatch(cab: cabs[Int($0.handle.slot)], distance: $0.distance) }
+            return found.map { CabMatch(cab: cabs[Int($0.handle.slot)], distance: $0.distance) }
         }
     }
 
@@ -418,11 +421,12 @@ public final class Fleet: Sendable {
         guard k > 0 else { return }
         let clockTime = clock.now()
         let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now ?? clockTime)
-        read(at: clockTime) { r in search(k, to: point, within: radius, filter: filter, cutoff: cutoff, in: r, using: w) }
-        result.append(contentsOf: w.found)
+        read(at: clockTime) { r in search(k, to: point, within: radius, filter: filter, cutoff: cutoff, in: r, using: w, into: &result) }
     }
 
-    /// The search behind both `nearest` forms, into `w.found`.
+    /// The search behind both `nearest` forms, into `found` (the caller's array, or for the
+    /// `CabMatch` form the workspace's, taken out of it for the search: appending to a
+    /// class's stored array checks exclusivity and uniqueness per element).
     ///
     /// The tree's stamps are whole seconds, so its filter also admits cabs up to a second
     /// staler than `staleAfter`; they are dropped here at full precision (each slot's report
@@ -435,18 +439,17 @@ public final class Fleet: Sendable {
     /// tree bound once per query). The profile still shows one copy per query; it is the
     /// largest cost left outside the tree's own search.
     private func search(_ k: Int, to point: Coordinate, within radius: Double, filter: EntryFilter, cutoff: Date,
-                        in r: Replica, using w: FleetWorkspace) {
+                        in r: Replica, using w: FleetWorkspace, into found: inout [NearbyCab]) {
         w.lastSearchDataTime = Date(timeIntervalSinceReferenceDate: replicas.publishedTime)
-        // The buffers are taken out of the workspace for the search: appending to a class's
-        // stored array costs an exclusivity check and a uniqueness check per element.
-        var found: [NearbyCab] = [], neighbours: [Neighbour] = []
-        swap(&found, &w.found); swap(&neighbours, &w.neighbours)
-        defer { swap(&found, &w.found); swap(&neighbours, &w.neighbours) }
+        // The neighbours buffer is taken out of the workspace for the same reason.
+        var neighbours: [Neighbour] = []
+        swap(&neighbours, &w.neighbours)
+        defer { swap(&neighbours, &w.neighbours) }
         Self.search(k, to: point, within: radius, filter: filter, cutoff: cutoff.timeIntervalSinceReferenceDate,
                     tree: r.tree, reported: r.reportTime, search: w.search, neighbours: &neighbours, into: &found)
     }
 
-    /// `search(_:to:within:filter:cutoff:in:using:)` on the borrowed tree and report times.
+    /// `search(_:to:within:filter:cutoff:in:using:into:)` on the borrowed tree and report times.
     private static func search(_ k: Int, to point: Coordinate, within radius: Double, filter: EntryFilter, cutoff limit: TimeInterval,
                                tree: borrowing RTree<Int32>, reported: borrowing [TimeInterval], search: SearchWorkspace,
                                neighbours: inout [Neighbour], into found: inout [NearbyCab]) {
@@ -477,7 +480,7 @@ public final class Fleet: Sendable {
         let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now ?? clockTime)
         return read(at: clockTime) { r in
             w.lastSearchDataTime = Date(timeIntervalSinceReferenceDate: replicas.publishedTime)
-            let tree = r.tree, cabs = r.cabs  // once, not per result (see `search(_:to:within:filter:cutoff:in:using:)`)
+            let tree = r.tree, cabs = r.cabs  // once, not per result (see `search(_:to:within:filter:cutoff:in:using:into:)`)
             tree.within(radius, of: point, filter: filter, sorted: true, into: &w.neighbours, using: w.search)
             return w.neighbours.compactMap { n in
                 guard let c = tree[n.entry], let last = cabs[Int(c)].lastReport, last >= cutoff else { return nil }
@@ -496,7 +499,7 @@ public final class Fleet: Sendable {
         let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now ?? clockTime)
         let w = FleetWorkspace()
         return read(at: clockTime) { r -> [Cab] in
-            let tree = r.tree, cabs = r.cabs  // once, not per result (see `search(_:to:within:filter:cutoff:in:using:)`)
+            let tree = r.tree, cabs = r.cabs  // once, not per result (see `search(_:to:within:filter:cutoff:in:using:into:)`)
             tree.inside(zones.bounds(of: zone), filter: filter, into: &w.entries, using: w.search)
             return w.entries.compactMap { e -> Cab? in
                 guard let p = tree.position(of: e), let c = tree[e], let last = cabs[Int(c)].lastReport,
