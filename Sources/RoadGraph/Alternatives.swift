@@ -76,7 +76,7 @@ extension Router {
         func settle(_ side: inout SearchSide, first: [UInt32], arcs: [HierarchyArc], into settled: inout [Int]) {
             while let (d, u) = side.heap.pop() {
                 if d > bound { side.heap.removeAll(); return }
-                guard d == side.dist[u] else { continue }
+                guard d == side.labels[u].dist else { continue }
                 settled.append(u)
                 for k in Int(first[u])..<Int(first[u + 1]) {
                     let a = arcs[k], x = Int(a.node), nd = plus(d, a.weight)
@@ -87,8 +87,8 @@ extension Router {
         settle(&forward, first: ch.upFirst, arcs: ch.up, into: &settledForward)
         settle(&backward, first: ch.downFirst, arcs: ch.down, into: &settledBackward)
         var via: [(cost: UInt32, node: Int)] = []
-        for v in settledForward where backward.stamp[v] == gen {
-            let c = plus(forward.dist[v], backward.dist[v])
+        for v in settledForward where backward.labels[v].stamp == gen {
+            let c = plus(forward.labels[v].dist, backward.labels[v].dist)
             if c <= bound { via.append((c, v)) }
         }
         via.sort { $0.cost < $1.cost || ($0.cost == $1.cost && $0.node < $1.node) }

@@ -74,7 +74,7 @@ extension Router {
                 let v = Int(v32)
                 let head = stamps[v] == bucketGen ? heads[v] : -1
                 stamps[v] = bucketGen; heads[v] = Int32(entries.count)
-                entries.append(BucketEntry(target: Int32(j), next: head, cost: back.dist[v], length: lengthsB[v]))
+                entries.append(BucketEntry(target: Int32(j), next: head, cost: back.labels[v].dist, length: lengthsB[v]))
             }
         }
 
@@ -132,7 +132,7 @@ extension ContractionHierarchy {
         var count = 0
         while let (d, u) = side.heap.pop() {
             if d > limit { break }
-            guard d == side.dist[u] else { continue }
+            guard d == side.labels[u].dist else { continue }
             count += 1
             if stamp[u] == bucketGen {
                 var k = Int(head[u])
@@ -251,7 +251,7 @@ extension Router {
             for slot in row..<(row + targets.count) { worst = max(worst, best[slot].ms) }
             while let (d, u) = front.heap.pop() {
                 if d > limit || d >= worst { break }
-                guard d == front.dist[u] else { continue }
+                guard d == front.labels[u].dist else { continue }
                 settledCount += 1
                 if stamps[u] == bucketGen {
                     var k = Int(heads[u])
@@ -280,8 +280,8 @@ extension Router {
                 let first = paths.edges.count
                 paths.edges.append(RoadNetwork.none)  // the source seed's edge, known at the end
                 var v = Int(paths.meetNode[j])
-                while front.parentEdge[v] & Self.seedBit == 0 { paths.edges.append(front.parentEdge[v]); v = Int(front.parentNode[v]) }
-                paths.edges[first] = seedList[Int(front.parentEdge[v] & ~Self.seedBit)].edge
+                while front.labels[v].edge & Self.seedBit == 0 { paths.edges.append(front.labels[v].edge); v = Int(front.labels[v].node) }
+                paths.edges[first] = seedList[Int(front.labels[v].edge & ~Self.seedBit)].edge
                 paths.edges[(first + 1)...].reverse()
                 paths.edges.append(paths.entryEdge[Int(paths.meetEntry[j])])
                 paths.start[row + j] = Int32(first); paths.count[row + j] = Int32(paths.edges.count - first); paths.direct[row + j] = false

@@ -128,12 +128,15 @@ public final class Matcher {
     /// A matcher over `network`.
     public init(network: RoadNetwork) { router = Router(network: network) }
 
+    // The step's state is `@exclusivity(unchecked)`, as the router's (see `Router`): only
+    // the matcher's methods touch it, on the thread that owns the matcher.
+
     /// The routes of one step, between the candidates of two reports: kept from step to step.
-    var routes: [Router.TableCell] = []
+    @exclusivity(unchecked) var routes: [Router.TableCell] = []
     /// The lattice of the piece being matched, kept from trace to trace.
-    var lattice = Lattice()
+    @exclusivity(unchecked) var lattice = Lattice()
     /// One step's cheapest transitions, per candidate of the report weighed.
-    var stepCost: [Double] = [], stepParent: [Int] = [], stepBackward: [Bool] = []
+    @exclusivity(unchecked) var stepCost: [Double] = [], stepParent: [Int] = [], stepBackward: [Bool] = []
 
     /// The Viterbi lattice of one piece of track: every weighed report's candidates, the
     /// cheapest cost of reaching each, and the candidate of the previous layer it came from,

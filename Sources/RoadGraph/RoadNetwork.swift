@@ -130,8 +130,7 @@ public struct RoadNetwork: Sendable {
         let n = nodeCount
         unitX = .init(repeating: 0, count: n); unitY = unitX; unitZ = unitX
         for v in 0..<n {
-            let φ = Double(latE7[v]) * 1e-7 * .pi / 180, λ = Double(lonE7[v]) * 1e-7 * .pi / 180
-            unitX[v] = cos(φ) * cos(λ); unitY[v] = cos(φ) * sin(λ); unitZ[v] = sin(φ)
+            (unitX[v], unitY[v], unitZ[v]) = Self.unitVector(latitude: Double(latE7[v]) * 1e-7, longitude: Double(lonE7[v]) * 1e-7)
         }
         // The heuristic multiplies the straight-line (chord) distance by the smallest ratio
         // cost / geometric length over all edges, so it never overestimates, whatever the
@@ -172,6 +171,13 @@ public struct RoadNetwork: Sendable {
 
     /// The largest heuristic scale used (cost units per metre).
     static let maximumHeuristicScale = 10_000.0
+
+    /// The point at `latitude`, `longitude` (degrees) on the unit sphere: the space of the
+    /// straight-line heuristics, where the chord between two points bounds their distance.
+    static func unitVector(latitude: Double, longitude: Double) -> (x: Double, y: Double, z: Double) {
+        let φ = latitude * .pi / 180, λ = longitude * .pi / 180
+        return (cos(φ) * cos(λ), cos(φ) * sin(λ), sin(φ))
+    }
 
     /// Straight-line lower bound on the cost from node v to the point (x, y, z),
     /// saturating below `UInt32.max` (a lower bound may be smaller than the truth).
