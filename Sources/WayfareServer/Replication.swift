@@ -42,14 +42,20 @@ struct LeaseKeeper: Service {
         let mine = holder.owner == lease.owner
         // Dispatch outcomes are written only under the token this replica holds now.
         server.bookings.fence(city: lease.city, token: mine ? holder.token : 0)
+        // A replica that has just taken the lease serves the fleet only once `resume()` has
+        // given it back: until then it answers 503 (no owner known yet), not a fleet whose
+        // cabs have rejoined without their positions. Ticks run one after another, so no
+        // other tick sees the lease while this one resumes.
         let became = server.leaseView.withLock { view -> Bool in
-            let was = view.owning
-            view = LeaseView(owning: mine, ownerURL: holder.url, token: holder.token)
-            return mine && !was
+            let became = mine && !view.owning
+            view = became ? LeaseView(owning: false, ownerURL: nil, token: holder.token)
+                          : LeaseView(owning: mine, ownerURL: holder.url, token: holder.token)
+            return became
         }
         if became {
             server.logger.notice("lease: this replica owns \(lease.city) (token \(holder.token)); resuming the fleet and open searches")
             do { try await server.bookings.resume() } catch { server.logger.error("resume failed: \(error)") }
+            server.leaseView.withLock { $0 = LeaseView(owning: true, ownerURL: holder.url, token: holder.token) }
         }
     }
 }
