@@ -32,7 +32,10 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
     private let state = Locked(PoolState())
 
     private struct PoolState {
+        /// Idle connections for writes.
         var idle: [PostgresConnection] = []
+        /// Idle connections for reads, their sessions read-only (`default_transaction_read_only`).
+        var idleReaders: [PostgresConnection] = []
         var closed = false
         var nextID = 1
     }
@@ -73,8 +76,8 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
         logger.logLevel = .error
         self.logger = logger
         // Connect once now, so that a wrong address fails here with its reason.
-        let connection = try connect()
-        release(connection, healthy: true)
+        let connection = try connect(readOnly: false)
+        release(connection, readOnly: false, healthy: true)
     }
 
     /// Runs `body` in a `SERIALIZABLE` transaction, again after a serialization failure.
@@ -99,22 +102,42 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
                                  _ body: (any SQLConnection) throws -> T) throws -> T {
         let keys = Set(turns).map(turnKey).sorted()
         switch isolation {
-        case .serializable: return try transaction(["BEGIN ISOLATION LEVEL SERIALIZABLE"], turns: keys, body)
-        case .rowLocks: return try transaction(["BEGIN ISOLATION LEVEL READ COMMITTED"], turns: keys, retryingUniqueViolations: true, body)
+        case .serializable:
+            return try transaction(.begin("BEGIN ISOLATION LEVEL SERIALIZABLE"), turns: keys, readOnly: false) { try body($0) }
+        case .rowLocks:
+            return try transaction(.begin("BEGIN ISOLATION LEVEL READ COMMITTED"), turns: keys, readOnly: false,
+                                   retryingUniqueViolations: true) { try body($0) }
         }
     }
 
-    /// Runs `body` in a read-only transaction on one snapshot.
+    /// Runs `body` on one snapshot, on a connection whose session is read-only.
+    ///
+    /// A body of one statement runs without a transaction: PostgreSQL runs every statement on
+    /// one snapshot, so `BEGIN` and `COMMIT` would only add two round trips (most reads of a
+    /// trip are one statement). When the body asks for a second statement, the session
+    /// refuses it, and the body runs again from the start inside a `REPEATABLE READ READ
+    /// ONLY` transaction, whatever it made of the refusal. Running a read again is safe: it
+    /// changes nothing, and a read-only session could not have changed anything.
     public func blockingRead<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
-        try transaction(["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"], turns: [], body)
+        var needsSnapshot = false
+        do {
+            let result = try transaction(.oneStatement, turns: [], readOnly: true) { session in
+                defer { needsSnapshot = session.refusedSecondStatement }
+                return try body(session)
+            }
+            if !needsSnapshot { return result }
+        } catch {
+            if !needsSnapshot { throw error }
+        }
+        return try transaction(.begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"), turns: [], readOnly: true) { try body($0) }
     }
 
     /// Closes every idle connection; connections in use close when their transaction ends.
     public func close() {
         let idle = state.withLock { state -> [PostgresConnection] in
             state.closed = true
-            defer { state.idle = [] }
-            return state.idle
+            defer { state.idle = []; state.idleReaders = [] }
+            return state.idle + state.idleReaders
         }
         for connection in idle {
             let closing: EventLoopFuture<Void> = connection.close()
@@ -127,41 +150,55 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
     package func executeOutsideTransaction(_ sql: String) throws {
         slots.wait()
         defer { slots.signal() }
-        let connection = try acquire()
+        let connection = try acquire(readOnly: false)
         do {
             try PostgresSession(connection: connection, logger: logger, answerTimeout: answerTimeout).execute(sql, [])
-            release(connection, healthy: true)
+            release(connection, readOnly: false, healthy: true)
         } catch {
-            release(connection, healthy: !connection.isClosed)
+            release(connection, readOnly: false, healthy: !connection.isClosed)
             throw error
         }
     }
 
-    private func transaction<T>(_ begin: [String], turns: [Int64], retryingUniqueViolations: Bool = false,
-                                _ body: (any SQLConnection) throws -> T) throws -> T {
+    /// How a transaction opens.
+    private enum Opening {
+        /// With this `BEGIN`, sent ahead of the body's first statement.
+        case begin(String)
+        /// Not at all: the body may run one statement, which PostgreSQL runs on its own.
+        case oneStatement
+    }
+
+    private func transaction<T>(_ opening: Opening, turns: [Int64], readOnly: Bool, retryingUniqueViolations: Bool = false,
+                                _ body: (PostgresSession) throws -> T) throws -> T {
         slots.wait()
         defer { slots.signal() }
         var attempt = 0
         while true {
-            let connection = try acquire()
+            let connection = try acquire(readOnly: readOnly)
             let session = PostgresSession(connection: connection, logger: logger, answerTimeout: answerTimeout)
             var locked = false
             do {
-                for key in turns { locked = true; try session.execute("SELECT pg_advisory_lock($1)", [.integer(key)]) }
-                for statement in begin { try session.execute(statement, []) }
+                // Sent ahead, answered before the body's first statement (or the commit).
+                for key in turns { locked = true; session.send("SELECT pg_advisory_lock(?)", [.integer(key)]) }
+                switch opening {
+                case .begin(let statement): session.send(statement)
+                case .oneStatement: session.statementsLeft = 1
+                }
                 let result = try body(session)
-                try session.execute("COMMIT", [])
+                if case .begin = opening { try session.execute("COMMIT", []) }
                 // Committed: a failure to unlock now is no failure of the call. The connection
                 // is then closed, which releases the locks with the session.
                 let unlocked = !locked || (try? session.execute("SELECT pg_advisory_unlock_all()", [])) != nil
-                release(connection, healthy: unlocked)
+                release(connection, readOnly: readOnly, healthy: unlocked)
                 return result
             } catch {
                 // A connection whose locks cannot be released is closed, which releases them;
                 // one that stopped answering is not asked to roll back.
-                var healthy = !session.abandoned.withLock({ $0 }) && !connection.isClosed && (try? session.execute("ROLLBACK", [])) != nil
+                session.statementsLeft = nil
+                var healthy = !session.abandoned.withLock({ $0 }) && !connection.isClosed
+                if healthy, case .begin = opening { healthy = (try? session.execute("ROLLBACK", [])) != nil }
                 if healthy, locked { healthy = (try? session.execute("SELECT pg_advisory_unlock_all()", [])) != nil }
-                release(connection, healthy: healthy)
+                release(connection, readOnly: readOnly, healthy: healthy)
                 if PostgresSession.isRetryable(error, uniqueViolations: retryingUniqueViolations), attempt < maxRetries {
                     attempt += 1
                     // Back off exponentially (1 ms doubling to 200 ms) with full jitter, so
@@ -176,29 +213,32 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
         }
     }
 
-    private func acquire() throws(StoreError) -> PostgresConnection {
+    private func acquire(readOnly: Bool) throws(StoreError) -> PostgresConnection {
         let (closed, reused) = state.withLock { state -> (Bool, PostgresConnection?) in
-            state.closed ? (true, nil) : (false, state.idle.popLast())
+            state.closed ? (true, nil) : (false, readOnly ? state.idleReaders.popLast() : state.idle.popLast())
         }
         if closed { throw StoreError.closed }
         if let reused, !reused.isClosed { return reused }
-        return try connect()
+        return try connect(readOnly: readOnly)
     }
 
-    private func release(_ connection: PostgresConnection, healthy: Bool) {
+    private func release(_ connection: PostgresConnection, readOnly: Bool, healthy: Bool) {
         let keep = healthy && !connection.isClosed && state.withLock { state -> Bool in
             guard !state.closed else { return false }
-            state.idle.append(connection)
+            if readOnly { state.idleReaders.append(connection) } else { state.idle.append(connection) }
             return true
         }
         if !keep { let _: EventLoopFuture<Void> = connection.close() }
     }
 
-    private func connect() throws(StoreError) -> PostgresConnection {
+    /// A new connection; for reads, its session refuses to write.
+    private func connect(readOnly: Bool) throws(StoreError) -> PostgresConnection {
         let id = state.withLock { state -> Int in
             defer { state.nextID += 1 }
             return state.nextID
         }
+        var configuration = configuration
+        if readOnly { configuration.options.additionalStartupParameters.append(("default_transaction_read_only", "on")) }
         do {
             return try PostgresConnection.connect(
                 on: PostgresConnection.defaultEventLoopGroup.any(),
@@ -256,6 +296,17 @@ struct PostgresSession: SQLConnection {
     let answerTimeout: TimeInterval
     /// Set when a statement went unanswered and the connection was closed.
     let abandoned = Locked(false)
+    /// The first failure of a statement sent without waiting (`send(_:)`).
+    let pendingFailure = Locked<(any Error)?>(nil)
+    /// How many more statements the session runs, when it runs outside a transaction.
+    var statementsLeft: Int? {
+        get { budget.withLock { $0.left } }
+        nonmutating set { budget.withLock { $0.left = newValue } }
+    }
+    /// Whether the session refused a statement beyond its budget (the read then runs again
+    /// in a transaction).
+    var refusedSecondStatement: Bool { budget.withLock { $0.refused } }
+    private let budget = Locked<(left: Int?, refused: Bool)>((nil, false))
     var dialect: SQLDialect { .postgres }
 
     @discardableResult
@@ -276,6 +327,51 @@ struct PostgresSession: SQLConnection {
     }
 
     private func run(_ sql: String, _ arguments: [SQLValue]) throws -> PostgresQueryResult {
+        let allowed = budget.withLock { budget -> Bool in
+            guard let left = budget.left else { return true }
+            guard left > 0 else { budget.refused = true; return false }
+            budget.left = left - 1
+            return true
+        }
+        guard allowed else { throw StoreError.statement("a read of more than one statement runs again on one snapshot") }
+        let answer = connection.query(PostgresQuery(unsafeSQL: numberingPlaceholders(sql), binds: Self.bindings(arguments)),
+                                      logger: logger)
+        // The answer is handed over in the callback that signals it. Why not `answer.wait()`:
+        // from a thread outside the event loop, `wait()` registers its own callback through
+        // the event loop and sleeps on a condition again, one more pair of thread switches
+        // per statement, which on two cores cost a tenth of a trip's time.
+        let result = Locked<Result<PostgresQueryResult, any Error>?>(nil)
+        let answered = DispatchSemaphore(value: 0)
+        answer.whenComplete { outcome in
+            result.withLock { $0 = outcome }
+            answered.signal()
+        }
+        if answered.wait(timeout: .now() + answerTimeout) == .timedOut {
+            abandoned.withLock { $0 = true }
+            let _: EventLoopFuture<Void> = connection.close()
+            throw StoreError.unavailable("the server did not answer in \(Int(answerTimeout)) s; the connection was closed")
+        }
+        // A statement sent ahead without waiting (`send(_:)`) was answered before this one,
+        // on the same connection, and its callback ran first on the same event loop.
+        if let failure = pendingFailure.withLock({ $0 }) { throw Self.translate(failure) }
+        switch result.withLock({ $0 }) {
+        case .success(let answer): return answer
+        case .failure(let error): throw Self.translate(error)
+        case nil: throw StoreError.unavailable("the connection answered nothing")
+        }
+    }
+
+    /// Sends `sql` (no arguments) without waiting for its answer: the connection runs its
+    /// statements in order, so the next statement waited for is answered after it, and a
+    /// failure of this one is thrown from there. For `BEGIN` and the turns before it, so that
+    /// opening a transaction costs no trip of the calling thread through the event loop.
+    func send(_ sql: String, _ arguments: [SQLValue] = []) {
+        connection.query(PostgresQuery(unsafeSQL: numberingPlaceholders(sql), binds: Self.bindings(arguments)), logger: logger).whenFailure { [pendingFailure] error in
+            pendingFailure.withLock { if $0 == nil { $0 = error } }
+        }
+    }
+
+    private static func bindings(_ arguments: [SQLValue]) -> PostgresBindings {
         var binds = PostgresBindings(capacity: arguments.count)
         for argument in arguments {
             switch argument {
@@ -284,20 +380,7 @@ struct PostgresSession: SQLConnection {
             case .text(let s): binds.append(s)
             }
         }
-        let query = PostgresQuery(unsafeSQL: numberingPlaceholders(sql), binds: binds)
-        let answer = connection.query(query, logger: logger)
-        let answered = DispatchSemaphore(value: 0)
-        answer.whenComplete { _ in answered.signal() }
-        if answered.wait(timeout: .now() + answerTimeout) == .timedOut {
-            abandoned.withLock { $0 = true }
-            let _: EventLoopFuture<Void> = connection.close()
-            throw StoreError.unavailable("the server did not answer in \(Int(answerTimeout)) s; the connection was closed")
-        }
-        do {
-            return try answer.wait()  // answered: returns at once
-        } catch {
-            throw Self.translate(error)
-        }
+        return binds
     }
 
     static func value(of cell: PostgresCell) throws -> SQLValue {

@@ -164,6 +164,53 @@ struct PostgresStoreTests {
         #expect(try retrying.blockingRead { c in try c.query("SELECT key FROM once", []).count } == 1)
     }
 
+    @Test("reads: one statement runs alone; a body of more runs again on one snapshot, even when it swallowed the refusal; a read never writes")
+    func readsOnOneSnapshot() throws {
+        guard let scratch = try ScratchStore.make(.postgres, migrate: false) else { return }
+        let store = try PostgresStore(url: scratch.address, maxConnections: 4, maxRetries: 0)
+        defer { store.close() }
+        try store.blockingWrite { c in
+            try c.execute("CREATE TABLE counter (id BIGINT PRIMARY KEY, n BIGINT NOT NULL)")
+            try c.execute("INSERT INTO counter VALUES (1, 0)")
+        }
+        func n(_ c: any SQLConnection) throws -> Int64 { try c.first("SELECT n FROM counter WHERE id = 1")!.int64("n") }
+
+        // One statement: the body runs once.
+        var runs = 0
+        #expect(try store.blockingRead { c in runs += 1; return try n(c) } == 0)
+        #expect(runs == 1)
+
+        // Two statements with a commit between them: the first run is refused at its second
+        // statement, the second run sees one snapshot (the commit lands after its first read).
+        runs = 0
+        let (first, second) = try store.blockingRead { c -> (Int64, Int64) in
+            runs += 1
+            let first = try n(c)
+            try store.blockingWrite { w in try w.execute("UPDATE counter SET n = n + 1 WHERE id = 1") }
+            return (first, try n(c))
+        }
+        #expect(runs == 2)
+        #expect(first == second, "both reads of one body see one snapshot")
+        #expect(try store.blockingRead { c in try n(c) } == 2, "both commits landed")
+
+        // A body that swallows the refusal and answers something else still runs again.
+        runs = 0
+        let answer = try store.blockingRead { c -> Int64 in
+            runs += 1
+            _ = try n(c)
+            return (try? n(c)) ?? -1
+        }
+        #expect(runs == 2)
+        #expect(answer == 2)
+
+        // A read may not write, alone or after a first statement.
+        #expect(throws: StoreError.self) { try store.blockingRead { c in try c.execute("UPDATE counter SET n = 99 WHERE id = 1") } }
+        #expect(throws: StoreError.self) {
+            try store.blockingRead { c in _ = try n(c); try c.execute("UPDATE counter SET n = 99 WHERE id = 1") }
+        }
+        #expect(try store.blockingRead { c in try n(c) } == 2)
+    }
+
     @Test("sslmode is honoured: require and verify-full reach a server with a self-signed certificate, verify-full refuses one it cannot trust; the password may come apart from the URL")
     func postgresTLS() throws {
         guard let base = postgresURL, let ca = ProcessInfo.processInfo.environment["WAYFARE_POSTGRES_CA"] else {
