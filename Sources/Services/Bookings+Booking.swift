@@ -60,12 +60,12 @@ extension Bookings {
         let settings = city.settings, chart = city.fares
         let space = max(100_000, settings.numberSpace.lowerBound)...min(999_999_999_999, max(100_000, settings.numberSpace.upperBound))
         let requestText = "\(request.passenger)|\(Self.e7(request.pickup))|\(Self.e7(request.destination))|\(request.cabType.name)|\(request.seats)|\(request.payment.rawValue)|\(kind.rawValue)|\(kind == .later ? pickupMs : 0)"
-        let number: Int = try await serviceCall {
+        let booked: Booking = try await serviceCall {
             // Row locks: the passenger's row first, so that the passenger's own bookings take
             // turns (the rule against two at once reads bookings it does not lock); the
             // ledger's accounts as the hold moves money.
             try await store.write(isolation: .rowLocks) { c in
-                try Idempotency.once(c, key: key, operation: "book", request: requestText, now: now) {
+                let number = try Idempotency.once(c, key: key, operation: "book", request: requestText, now: now) {
                     try Users.require(c, request.passenger, role: .passenger, locked: true)
                     try Self.refuseConflicts(c, passenger: request.passenger, at: pickupMs, window: settings.conflictWindow, except: nil)
                     let firstRide = try Self.isFirstRide(c, request.passenger)
@@ -80,10 +80,15 @@ extension Bookings {
                                        payload: ["booking": "\(number)", "estimate": "\(estimate)", "pickup_ms": "\(pickupMs)"], now: now)
                     return number
                 }
+                // Read back in the same transaction (a replay answers the booking as it is
+                // now): one statement here instead of two reads after the commit.
+                guard let row = try BookingStatements(c).booking(number) else { throw ServiceError.notFound("booking \(number)") }
+                return try row.booking()
             }
         }
-        if kind == .now { try await dispatchIfNew(number) }
-        return try await booking(number, for: request.passenger)
+        guard booked.passenger == request.passenger else { throw .notFound("booking \(booked.number)") }
+        if kind == .now { dispatchIfNew(booked) }
+        return booked
     }
 
     /// Holds the estimate, or records the trip as cash (chosen, or the wallet is short).
@@ -102,7 +107,14 @@ extension Bookings {
     /// Asks the dispatcher for a cab for a booking this process has not dispatched yet.
     func dispatchIfNew(_ number: Int) async throws(ServiceError) {
         guard state.withLock({ $0.searchOfBooking[number] == nil }) else { return }
-        guard let b = try? await load(number), b.state == .requested else { return }
+        guard let b = try? await load(number) else { return }
+        dispatchIfNew(b)
+    }
+
+    /// Asks the dispatcher for a cab for `b`, read at or after its last commit, unless this
+    /// process dispatched it already or it is no longer waiting for one.
+    func dispatchIfNew(_ b: Booking) {
+        guard b.state == .requested, state.withLock({ $0.searchOfBooking[b.number] == nil }) else { return }
         dispatch(b)
     }
 
