@@ -78,6 +78,16 @@ struct LedgerStatements {
         _ = try c.fetchAll(AccountID.self, "SELECT id FROM ledger_accounts WHERE id IN (\(sql: ids)) ORDER BY id\(sql: c.forUpdate)")
     }
 
+    /// The rows of `accounts` that exist, locked until the transaction ends in id order as
+    /// ``lock(_:)`` locks them (on SQLite, read: its writer is alone).
+    func lockedAccounts(_ accounts: [String]) throws -> [AccountRecord] {
+        guard !accounts.isEmpty else { return [] }
+        let ids = Statement.joined(Set(accounts).sorted().map { id -> Statement in "\(id)" }, separator: ", ")
+        return try c.fetchAll(AccountRecord.self, """
+            SELECT \(sql: Self.accountColumns) FROM ledger_accounts WHERE id IN (\(sql: ids)) ORDER BY id\(sql: c.forUpdate)
+            """)
+    }
+
     /// Adds `posted` and `pending` (negative to take away) to the debit sums of `debit` and
     /// the credit sums of `credit`, in one statement.
     /// - Throws: when an account is missing (fewer rows changed than named).

@@ -342,9 +342,9 @@ public struct Wallet: Sendable {
         try Users.require(c, passenger, role: .passenger)
         let wallet = WalletStatements(c)
         if try wallet.hasPayment(reference: reference) { throw ServiceError.conflict("trip \(reference) already has a payment") }
-        try Ledger.open(c, Ledger.wallet(passenger), normal: .credit, noOverdraft: true)
-        try Ledger.lock(c, [Ledger.wallet(passenger), Ledger.escrow(for: reference)])
-        let available = try balance(c, passenger).available
+        let locked = try Ledger.lock(c, [Ledger.wallet(passenger), Ledger.escrow(for: reference)],
+                                     opening: [(Ledger.wallet(passenger), .credit, true)])
+        let available = locked[Ledger.wallet(passenger)]?.available ?? 0
         if available < estimate {
             try insertCashPayment(c, reference: reference, passenger: passenger, now: now)
             return .payCash(available: available)
@@ -399,10 +399,10 @@ public struct Wallet: Sendable {
         guard payment.status == "held" else { throw ServiceError.conflict("trip \(reference) is already \(payment.status)") }
         try Users.require(c, driver, role: .driver)
         let passenger = payment.passengerID, method = payment.method
-        try Ledger.open(c, Ledger.driver(driver), normal: .credit, noOverdraft: false)
         // Every account the settlement may touch, locked at once in id order.
-        try Ledger.lock(c, [Ledger.wallet(passenger), Ledger.escrow(for: reference), Ledger.revenue(for: reference),
-                            Ledger.driver(driver)])
+        _ = try Ledger.lock(c, [Ledger.wallet(passenger), Ledger.escrow(for: reference), Ledger.revenue(for: reference),
+                                Ledger.driver(driver)],
+                            opening: [(Ledger.driver(driver), .credit, false)])
         var walletPaid: Int64 = 0
         // The escrow the held money sits in (a hold of an earlier version sits in the
         // unsharded one): everything this trip pays goes in and out of it.

@@ -198,6 +198,29 @@ struct WalletTests {
         try h.expectSoundLedger()
     }
 
+    @Test("a passenger and a driver without ledger accounts (made before accounts opened them) get them at the hold and the settlement", arguments: Engine.allCases)
+    func accountsOpenedWhenMissing(engine: Engine) async throws {
+        guard let h = try Harness(engine) else { return }
+        let admin = try await h.adminSession()
+        let p = try await h.passenger(6).id
+        let d = try await h.driver(3, adminSession: admin).id
+        try await h.store.write { c in
+            try c.execute("DELETE FROM ledger_accounts WHERE id IN (?, ?)", [.text("wallet:\(p)"), .text("driver:\(d)")])
+        }
+        // No wallet: nothing available, the trip is paid in cash, and the wallet now exists.
+        #expect(try await h.wallet.holdFare(reference: "300001", passenger: p, estimate: 1_000, key: .random()) == .payCash(available: 0))
+        #expect(try await h.wallet.balance(of: p) == WalletBalance(available: 0, held: 0))
+        let count = { (id: String) in
+            try await h.store.read { c in try c.query("SELECT id FROM ledger_accounts WHERE id = ?", [.text(id)]).count }
+        }
+        #expect(try await count("wallet:\(p)") == 1)
+        // No driver account: the settlement opens it and books the cash commission against it.
+        let paid = try await h.wallet.settleFare(reference: "300001", fare: 1_000, driver: d, key: .random())
+        #expect(paid.commission > 0)
+        #expect(try await count("driver:\(d)") == 1)
+        try h.expectSoundLedger()
+    }
+
     @Test("no balance goes negative, even when the code is bypassed: the schema refuses it", arguments: Engine.allCases)
     func schemaRefusesOverdraft(engine: Engine) async throws {
         guard let h = try Harness(engine) else { return }
