@@ -7,9 +7,10 @@
 #   pgbench TPC-B (scale S)        with 1 and 8 clients: transactions/s, mean latency
 #   wayfare bench bookings          with 1 and 8 workers: whole trips/s (book, allocate, arrive,
 #                                   start, complete, pay), trip p50 and p99
-# and writes the raw outputs to OUT_DIR.
+# and writes the raw outputs to OUT_DIR. With BASELINE=PATH (a `wayfare` binary of an earlier
+# release), that binary's trips follow, on the same server in the same run.
 #
-# Usage: scripts/ledger-bench.sh [WAYFARE_BINARY] [OUT_DIR] [BOOKINGS] [PGBENCH_SECONDS] [SCALE]
+# Usage: [BASELINE=BINARY] scripts/ledger-bench.sh [WAYFARE_BINARY] [OUT_DIR] [BOOKINGS] [PGBENCH_SECONDS] [SCALE]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 wayfare=${1:-.build/release/wayfare} out=${2:-.build/ledger-bench} bookings=${3:-1000} seconds=${4:-20} scale=${5:-10}
@@ -35,17 +36,24 @@ for clients in 1 8; do
     rows+=("| pgbench TPC-B, scale $scale | $clients | $(printf '%.0f' "$tps") transactions | $mean ms (mean) | |")
 done
 store=${url/:wayfare-test-password@/@}
-for workers in 1 8; do
-    "$wayfare" bench bookings --bookings "$bookings" --concurrency "$workers" --store "$store" >"$out/bookings-$workers.json"
-    rows+=("$(python3 - "$out/bookings-$workers.json" "$workers" <<'PY'
+trips() {  # BINARY LABEL TAG
+    for workers in 1 8; do
+        "$1" bench bookings --bookings "$bookings" --concurrency "$workers" --store "$store" >"$out/bookings-$3$workers.json"
+        rows+=("$(python3 - "$out/bookings-$3$workers.json" "$workers" "$2" <<'PY'
 import json, sys
 d = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
 assert d["ledger_sound"], "the ledger does not balance"
-print("| Wayfare bookings end to end | %s | %.0f trips | %.1f ms (p50) | %.1f ms |"
-      % (sys.argv[2], d["bookings_per_second"], d["trip_p50_ms"], d["trip_p99_ms"]))
+print("| %s | %s | %.0f trips | %.1f ms (p50) | %.1f ms |"
+      % (sys.argv[3], sys.argv[2], d["bookings_per_second"], d["trip_p50_ms"], d["trip_p99_ms"]))
 PY
 )")
-done
+    done
+}
+trips "$wayfare" "Wayfare bookings end to end" ""
+if [[ -n "${BASELINE:-}" ]]; then
+    [ -x "$BASELINE" ] || { echo "ledger-bench: BASELINE=$BASELINE: no such binary" >&2; exit 1; }
+    trips "$BASELINE" "previous release, same server" "baseline-"
+fi
 
 echo "| run | clients | per second | latency | p99 |"
 echo "| --- | ---: | ---: | ---: | ---: |"

@@ -131,30 +131,100 @@ enum Ledger {
     @discardableResult
     static func transfer(_ c: any SQLConnection, key: String, from debit: String, to credit: String,
                          amount: Int64, reference: String, now: Int64) throws -> Int64 {
-        try move(c, key: key, from: debit, to: credit, amount: amount, pending: false, reference: reference, now: now)
+        var batch = Postings()
+        batch.transfer(key: key, from: debit, to: credit, amount: amount, reference: reference)
+        return try id(of: key, in: post(c, batch, now: now), c)
     }
 
     /// A pending transfer: the amount is held on both accounts until posted or voided.
     static func hold(_ c: any SQLConnection, key: String, from debit: String, to credit: String,
                      amount: Int64, reference: String, now: Int64) throws -> Int64 {
-        try move(c, key: key, from: debit, to: credit, amount: amount, pending: true, reference: reference, now: now)
+        var batch = Postings()
+        batch.hold(key: key, from: debit, to: credit, amount: amount, reference: reference)
+        return try id(of: key, in: post(c, batch, now: now), c)
     }
 
-    /// Two statements, whatever the accounts: the transfer's row, then both accounts' sums
-    /// in one update. A key already used returns its transfer and changes nothing (a replay).
-    /// An overdraft is refused by the schema's check on the account row, which fails the
-    /// whole transaction: callers check the balance first where they have a kinder answer
-    /// (a wallet too low for a hold pays in cash).
-    private static func move(_ c: any SQLConnection, key: String, from debit: String, to credit: String,
-                             amount: Int64, pending: Bool, reference: String, now: Int64) throws -> Int64 {
-        let ledger = LedgerStatements(c)
-        guard let id = try ledger.insertTransfer(key: key, debit: debit, credit: credit, amount: amount,
-                                                 phase: pending ? "pending" : "single", pendingID: nil, reference: reference, at: now) else {
-            guard let existing = try ledger.transfer(key: key) else { throw StoreError.statement("transfer \(key) vanished") }
-            return existing
+    /// The id of the transfer `key`: written now, or (a replay) written before.
+    private static func id(of key: String, in written: [String: Int64], _ c: any SQLConnection) throws -> Int64 {
+        if let id = written[key] { return id }
+        guard let existing = try LedgerStatements(c).transfer(key: key) else { throw StoreError.statement("transfer \(key) vanished") }
+        return existing
+    }
+
+    /// The phase a transfer row records.
+    enum Phase: String {
+        /// Posted at once.
+        case single
+        /// Held on both accounts until resolved.
+        case pending
+        /// The posted part of a resolved hold.
+        case post
+        /// A hold released with nothing posted.
+        case void
+    }
+
+    /// One transfer row to write, and what it adds to its two accounts' sums.
+    struct Posting {
+        var key: String
+        var debit: String
+        var credit: String
+        var amount: Int64
+        var phase: Phase
+        var pendingID: Int64?
+        var reference: String
+        /// Added to the posted sums of both accounts (the debit side of `debit`, the credit
+        /// side of `credit`).
+        var posted: Int64
+        /// Added to their pending sums.
+        var pending: Int64
+    }
+
+    /// Transfers written together: their rows in one statement and every account's sums in
+    /// one more, however many there are (a settlement is three or four). Why: each statement
+    /// is a round trip to PostgreSQL, and a trip's settlement was eight of them.
+    ///
+    /// A transfer whose key was used already is written by no one and changes no sum (a
+    /// replay), as when written alone. The sums change all at once, so the schema's checks
+    /// against overdraft see each account after the whole batch; no batch here takes an
+    /// account below zero on the way (the money comes in before it goes out).
+    struct Postings {
+        private(set) var entries: [Posting] = []
+
+        /// A transfer posted at once.
+        mutating func transfer(key: String, from debit: String, to credit: String, amount: Int64, reference: String) {
+            entries.append(Posting(key: key, debit: debit, credit: credit, amount: amount, phase: .single, pendingID: nil,
+                                   reference: reference, posted: amount, pending: 0))
         }
-        try ledger.shift(debit: debit, credit: credit, posted: pending ? 0 : amount, pending: pending ? amount : 0)
-        return id
+
+        /// A pending transfer, held on both accounts.
+        mutating func hold(key: String, from debit: String, to credit: String, amount: Int64, reference: String) {
+            entries.append(Posting(key: key, debit: debit, credit: credit, amount: amount, phase: .pending, pendingID: nil,
+                                   reference: reference, posted: 0, pending: amount))
+        }
+
+        /// The resolution of hold `p`: `amount` posted (0 voids it), the whole hold released.
+        mutating func resolve(_ p: Pending, post amount: Int64, key: String, reference: String) {
+            entries.append(Posting(key: key, debit: p.debit, credit: p.credit, amount: amount > 0 ? amount : p.amount,
+                                   phase: amount > 0 ? .post : .void, pendingID: p.id, reference: reference,
+                                   posted: amount, pending: -p.amount))
+        }
+    }
+
+    /// Writes `batch`: two statements, whatever its size. Returns the ids of the transfers
+    /// written, by key (a key used before is not among them).
+    @discardableResult
+    static func post(_ c: any SQLConnection, _ batch: Postings, now: Int64) throws -> [String: Int64] {
+        let ledger = LedgerStatements(c)
+        let written = try ledger.insertTransfers(batch.entries, at: now)
+        var shifts: [String: LedgerStatements.Shift] = [:]
+        for p in batch.entries where written[p.key] != nil {
+            shifts[p.debit, default: .init()].debitsPosted += p.posted
+            shifts[p.debit, default: .init()].debitsPending += p.pending
+            shifts[p.credit, default: .init()].creditsPosted += p.posted
+            shifts[p.credit, default: .init()].creditsPending += p.pending
+        }
+        try ledger.shift(shifts)
+        return written
     }
 
     /// A pending transfer as stored.
@@ -167,13 +237,13 @@ enum Ledger {
         enum CodingKeys: String, CodingKey { case id, debit = "debit_account", credit = "credit_account", amount, resolved }
     }
 
-    /// Resolves a pending transfer: posts `amount` (at most the held amount; 0 voids it) and
-    /// releases the rest. Resolving twice is refused by the caller's state, and the
-    /// `resolved` flag makes a second resolution here a no-op.
+    /// Resolves a pending transfer into `batch`: posts `amount` (at most the held amount; 0
+    /// voids it) and releases the rest, when the batch is posted. Resolving twice is refused
+    /// by the caller's state, and the `resolved` flag makes a second resolution here a no-op.
     /// Returns the account the hold credited (the escrow shard the held money sits in).
     @discardableResult
     static func resolve(_ c: any SQLConnection, pendingID: Int64, post amount: Int64, key: String,
-                        reference: String, now: Int64) throws -> String {
+                        reference: String, into batch: inout Postings) throws -> String {
         let ledger = LedgerStatements(c)
         guard let p = try ledger.pending(pendingID) else {
             throw StoreError.statement("pending transfer \(pendingID) is missing")
@@ -183,10 +253,7 @@ enum Ledger {
             throw StoreError.statement("posting \(amount) of a hold of \(p.amount)")
         }
         try ledger.markResolved(p.id)
-        _ = try ledger.insertTransfer(key: key, debit: p.debit, credit: p.credit, amount: amount > 0 ? amount : p.amount,
-                                      phase: amount > 0 ? "post" : "void", pendingID: p.id, reference: reference, at: now)
-        // The hold released and the posted part added, on both accounts, in one update.
-        try ledger.shift(debit: p.debit, credit: p.credit, posted: amount, pending: -p.amount)
+        batch.resolve(p, post: amount, key: key, reference: reference)
         return p.credit
     }
 }

@@ -88,20 +88,28 @@ struct LedgerStatements {
             """)
     }
 
-    /// Adds `posted` and `pending` (negative to take away) to the debit sums of `debit` and
-    /// the credit sums of `credit`, in one statement.
+    /// What a batch of transfers adds to one account's four sums (negative to take away).
+    struct Shift: Equatable {
+        var debitsPosted: Int64 = 0, debitsPending: Int64 = 0, creditsPosted: Int64 = 0, creditsPending: Int64 = 0
+    }
+
+    /// Adds each account's shift to its sums, every account in one statement.
     /// - Throws: when an account is missing (fewer rows changed than named).
-    func shift(debit: String, credit: String, posted: Int64, pending: Int64) throws {
+    func shift(_ shifts: [String: Shift]) throws {
+        guard !shifts.isEmpty else { return }
+        let accounts = shifts.keys.sorted()
+        func column(_ name: String, _ delta: (Shift) -> Int64) -> Statement {
+            let cases = Statement.joined(accounts.map { id -> Statement in "WHEN \(id) THEN \(delta(shifts[id]!))" }, separator: " ")
+            return "\(sql: Statement(name)) = \(sql: Statement(name)) + CASE id \(sql: cases) ELSE 0 END"
+        }
+        let ids = Statement.joined(accounts.map { id -> Statement in "\(id)" }, separator: ", ")
         let changed = try c.execute("""
-            UPDATE ledger_accounts SET
-                debits_posted = debits_posted + CASE WHEN id = \(debit) THEN \(posted) ELSE 0 END,
-                debits_pending = debits_pending + CASE WHEN id = \(debit) THEN \(pending) ELSE 0 END,
-                credits_posted = credits_posted + CASE WHEN id = \(credit) THEN \(posted) ELSE 0 END,
-                credits_pending = credits_pending + CASE WHEN id = \(credit) THEN \(pending) ELSE 0 END
-            WHERE id IN (\(debit), \(credit))
+            UPDATE ledger_accounts SET \(sql: column("debits_posted", \.debitsPosted)), \(sql: column("debits_pending", \.debitsPending)),
+                \(sql: column("credits_posted", \.creditsPosted)), \(sql: column("credits_pending", \.creditsPending))
+            WHERE id IN (\(sql: ids))
             """)
-        guard changed == (debit == credit ? 1 : 2) else {
-            throw StoreError.statement("ledger account \(debit) or \(credit) is missing")
+        guard changed == accounts.count else {
+            throw StoreError.statement("a ledger account of \(accounts.joined(separator: ", ")) is missing")
         }
     }
 
@@ -144,16 +152,26 @@ struct LedgerStatements {
         try c.execute("UPDATE ledger_transfers SET resolved = 1 WHERE id = \(id)")
     }
 
-    /// Writes a transfer row; returns its id, or nil when `key` was used already (nothing
-    /// written).
-    func insertTransfer(key: String, debit: String, credit: String, amount: Int64, phase: String, pendingID: Int64?,
-                        reference: String, at now: Int64) throws -> Int64? {
-        try c.fetchOne(RowID.self, """
+    /// Writes transfer rows, all in one statement; returns the id of each written, by key.
+    /// A row whose key was used already is not written (and not in the answer).
+    func insertTransfers(_ transfers: [Ledger.Posting], at now: Int64) throws -> [String: Int64] {
+        guard !transfers.isEmpty else { return [:] }
+        let rows = Statement.joined(transfers.map { t -> Statement in
+            "(\(t.key), \(t.debit), \(t.credit), \(t.amount), \(t.phase.rawValue), \(t.pendingID), \(t.reference), \(now))"
+        }, separator: ", ")
+        let written = try c.fetchAll(WrittenTransfer.self, """
             INSERT INTO ledger_transfers
                 (transfer_key, debit_account, credit_account, amount, phase, pending_id, reference, created_ms)
-            VALUES (\(key), \(debit), \(credit), \(amount), \(phase), \(pendingID), \(reference), \(now))
-            ON CONFLICT (transfer_key) DO NOTHING RETURNING id
-            """)?.id
+            VALUES \(sql: rows)
+            ON CONFLICT (transfer_key) DO NOTHING RETURNING id, transfer_key
+            """)
+        return Dictionary(written.map { ($0.key, $0.id) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    private struct WrittenTransfer: Decodable {
+        let id: Int64
+        let key: String
+        enum CodingKeys: String, CodingKey { case id, key = "transfer_key" }
     }
 
     func transferCount() throws -> Int64 {

@@ -407,29 +407,37 @@ public struct Wallet: Sendable {
         // The escrow the held money sits in (a hold of an earlier version sits in the
         // unsharded one): everything this trip pays goes in and out of it.
         var escrow = Ledger.escrow(for: reference)
+        // The settlement's transfers, written together at the end (two statements).
+        var batch = Ledger.Postings()
         if method == "wallet", let pendingID = payment.pendingID {
             let held = payment.held
             walletPaid = min(fare, held)
             escrow = try Ledger.resolve(c, pendingID: pendingID, post: walletPaid, key: "post:\(reference)",
-                                        reference: reference, now: now)
+                                        reference: reference, into: &batch)
             let extra = fare - walletPaid
-            if extra > 0, try balance(c, passenger).available >= extra {
-                try Ledger.transfer(c, key: "extra:\(reference)", from: Ledger.wallet(passenger), to: escrow,
-                                    amount: extra, reference: reference, now: now)
-                walletPaid += extra
+            if extra > 0 {
+                // The wallet's balance once the hold is released (rare: the fare came out
+                // above the estimate).
+                try Ledger.post(c, batch, now: now)
+                batch = Ledger.Postings()
+                if try balance(c, passenger).available >= extra {
+                    batch.transfer(key: "extra:\(reference)", from: Ledger.wallet(passenger), to: escrow, amount: extra, reference: reference)
+                    walletPaid += extra
+                }
             }
         }
         let cashPaid = fare - walletPaid
         let commission = (fare * commissionPercent + 50) / 100
         // The escrow pays out what the wallet paid: the commission first, the driver the rest.
         let fromEscrowToRevenue = min(commission, walletPaid)
-        try payOut(c, walletPaid, from: escrow, commission: fromEscrowToRevenue, driver: driver, keys: ("commission", "payout"),
-                   reference: reference, now: now)
+        payOut(walletPaid, from: escrow, commission: fromEscrowToRevenue, driver: driver, keys: ("commission", "payout"),
+               reference: reference, into: &batch)
         // The driver collected the cash part, commission included: the driver owes it.
         if commission - fromEscrowToRevenue > 0 {
-            try Ledger.transfer(c, key: "cash-commission:\(reference)", from: Ledger.driver(driver), to: Ledger.revenue(for: reference),
-                                amount: commission - fromEscrowToRevenue, reference: reference, now: now)
+            batch.transfer(key: "cash-commission:\(reference)", from: Ledger.driver(driver), to: Ledger.revenue(for: reference),
+                           amount: commission - fromEscrowToRevenue, reference: reference)
         }
+        try Ledger.post(c, batch, now: now)
         try wallet.settle(reference: reference, driver: driver, fare: fare, walletPaid: walletPaid, cashPaid: cashPaid,
                           commission: commission, at: now)
         try Outbox.enqueue(c, user: passenger, kind: .invoice,
@@ -458,7 +466,9 @@ public struct Wallet: Sendable {
         guard payment.status == "held" else { throw ServiceError.conflict("trip \(reference) is already \(payment.status)") }
         if let pendingID = payment.pendingID {
             try Ledger.lock(c, [Ledger.wallet(payment.passengerID), Ledger.escrow(for: reference)])
-            try Ledger.resolve(c, pendingID: pendingID, post: 0, key: "void:\(reference)", reference: reference, now: now)
+            var batch = Ledger.Postings()
+            try Ledger.resolve(c, pendingID: pendingID, post: 0, key: "void:\(reference)", reference: reference, into: &batch)
+            try Ledger.post(c, batch, now: now)
         }
         try wallet.release(reference: reference, at: now)
     }
@@ -468,15 +478,15 @@ extension Wallet {
     /// Pays `amount` out of the escrow account `escrow`: `commission` of it to the revenue
     /// shard of `reference`, the rest to the driver, each transfer idempotent by its key
     /// (`keys.commission:reference`, `keys.payout:reference`).
-    static func payOut(_ c: any SQLConnection, _ amount: Int64, from escrow: String, commission: Int64, driver: Int64,
-                       keys: (commission: String, payout: String), reference: String, now: Int64) throws {
+    static func payOut(_ amount: Int64, from escrow: String, commission: Int64, driver: Int64,
+                       keys: (commission: String, payout: String), reference: String, into batch: inout Ledger.Postings) {
         if commission > 0 {
-            try Ledger.transfer(c, key: "\(keys.commission):\(reference)", from: escrow, to: Ledger.revenue(for: reference),
-                                amount: commission, reference: reference, now: now)
+            batch.transfer(key: "\(keys.commission):\(reference)", from: escrow, to: Ledger.revenue(for: reference),
+                           amount: commission, reference: reference)
         }
         if amount - commission > 0 {
-            try Ledger.transfer(c, key: "\(keys.payout):\(reference)", from: escrow, to: Ledger.driver(driver),
-                                amount: amount - commission, reference: reference, now: now)
+            batch.transfer(key: "\(keys.payout):\(reference)", from: escrow, to: Ledger.driver(driver),
+                           amount: amount - commission, reference: reference)
         }
     }
 
@@ -492,11 +502,12 @@ extension Wallet {
             throw ServiceError.conflict("the wallet holds less than \(amount); top it up first")
         }
         let escrow = Ledger.escrow(for: reference)
-        try Ledger.transfer(c, key: "confirmed:\(reference)", from: Ledger.wallet(passenger), to: escrow,
-                            amount: amount, reference: reference, now: now)
+        var batch = Ledger.Postings()
+        batch.transfer(key: "confirmed:\(reference)", from: Ledger.wallet(passenger), to: escrow, amount: amount, reference: reference)
         let commission = (amount * commissionPercent + 50) / 100
-        try payOut(c, amount, from: escrow, commission: commission, driver: driver, keys: ("confirmed-commission", "confirmed-payout"),
-                   reference: reference, now: now)
+        payOut(amount, from: escrow, commission: commission, driver: driver, keys: ("confirmed-commission", "confirmed-payout"),
+               reference: reference, into: &batch)
+        try Ledger.post(c, batch, now: now)
         try WalletStatements(c).addConfirmed(reference: reference, amount: amount, commission: commission, at: now)
     }
 }

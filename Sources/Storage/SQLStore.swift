@@ -115,7 +115,11 @@ public protocol SQLStore: Sendable {
     @discardableResult
     func blockingWrite<T>(locking turns: [String], isolation: WriteIsolation,
                           _ body: (any SQLConnection) throws -> T) throws -> T
-    /// Runs `body` in a read-only transaction that sees one consistent snapshot.
+    /// Runs `body` read-only on one consistent snapshot.
+    ///
+    /// The body may run more than once: the PostgreSQL store runs a body's first statement
+    /// on its own (one statement sees one snapshot, with no `BEGIN` and `COMMIT` around it)
+    /// and, when the body asks for a second, runs it again from the start in a transaction.
     func blockingRead<T>(_ body: (any SQLConnection) throws -> T) throws -> T
     /// Closes the store's connections. Later calls throw ``StoreError/closed``.
     func close()
