@@ -245,14 +245,17 @@ enum Ledger {
     static func resolve(_ c: any SQLConnection, pendingID: Int64, post amount: Int64, key: String,
                         reference: String, into batch: inout Postings) throws -> String {
         let ledger = LedgerStatements(c)
-        guard let p = try ledger.pending(pendingID) else {
-            throw StoreError.statement("pending transfer \(pendingID) is missing")
+        // Marked resolved as it is read (one statement); a refusal below rolls the mark back
+        // with the transaction.
+        guard let p = try ledger.resolvePending(pendingID) else {
+            guard let resolved = try ledger.pending(pendingID) else {
+                throw StoreError.statement("pending transfer \(pendingID) is missing")
+            }
+            return resolved.credit
         }
-        if p.resolved { return p.credit }
         guard amount >= 0 && amount <= p.amount else {
             throw StoreError.statement("posting \(amount) of a hold of \(p.amount)")
         }
-        try ledger.markResolved(p.id)
         batch.resolve(p, post: amount, key: key, reference: reference)
         return p.credit
     }

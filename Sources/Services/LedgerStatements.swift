@@ -148,8 +148,14 @@ struct LedgerStatements {
             """)
     }
 
-    func markResolved(_ id: Int64) throws {
-        try c.execute("UPDATE ledger_transfers SET resolved = 1 WHERE id = \(id)")
+    /// Marks pending transfer `id` resolved and returns it as it was, in one statement; nil
+    /// when it is missing or resolved already (``pending(_:)`` tells which). The row stays
+    /// locked until the transaction ends.
+    func resolvePending(_ id: Int64) throws -> Ledger.Pending? {
+        try c.fetchOne(Ledger.Pending.self, """
+            UPDATE ledger_transfers SET resolved = 1 WHERE id = \(id) AND phase = 'pending' AND resolved = 0
+            RETURNING id, debit_account, credit_account, amount, 0 AS resolved
+            """)
     }
 
     /// Writes transfer rows, all in one statement; returns the id of each written, by key.

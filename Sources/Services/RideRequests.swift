@@ -339,6 +339,8 @@ public struct RideRequests: Sendable {
                     guard row.status == .completed, let driver = row.driverID else { throw Self.conflict(id, row.status) }
                     let fare = row.fare
                     let reference = "ride:\(id)"
+                    try Users.require(c, rider, role: .passenger)
+                    try Users.require(c, driver, role: .driver)
                     _ = try Wallet.holdFare(c, reference: reference, passenger: rider, estimate: fare, now: now)
                     let paid = try Wallet.settleFare(c, reference: reference, fare: fare, driver: driver, commissionPercent: percent, now: now)
                     try requests.setStatus(id, to: .paid, at: now)

@@ -330,16 +330,17 @@ public struct Wallet: Sendable {
         return try await serviceCall {
             try await store.write(locking: Ledger.turns(for: reference)) { c in
                 try Idempotency.once(c, key: key, operation: "hold", request: "\(reference)|\(passenger)|\(estimate)", now: now) {
-                    try Self.holdFare(c, reference: reference, passenger: passenger, estimate: estimate, now: now)
+                    try Users.require(c, passenger, role: .passenger)
+                    return try Self.holdFare(c, reference: reference, passenger: passenger, estimate: estimate, now: now)
                 }
             }
         }
     }
 
-    /// The hold inside the caller's transaction (bookings call it with their own).
+    /// The hold inside the caller's transaction (bookings call it with their own), for a
+    /// passenger the caller has checked is one (bookings lock the passenger's row first).
     static func holdFare(_ c: any SQLConnection, reference: String, passenger: Int64, estimate: Int64,
                          now: Int64) throws -> FareHold {
-        try Users.require(c, passenger, role: .passenger)
         let wallet = WalletStatements(c)
         if try wallet.hasPayment(reference: reference) { throw ServiceError.conflict("trip \(reference) already has a payment") }
         let locked = try Ledger.lock(c, [Ledger.wallet(passenger), Ledger.escrow(for: reference)],
@@ -356,9 +357,9 @@ public struct Wallet: Sendable {
     }
 
     /// Records trip `reference` as paid in cash (the passenger chose it), in the caller's
-    /// transaction; settlement then books the commission the driver owes.
+    /// transaction, for a passenger the caller has checked; settlement then books the
+    /// commission the driver owes.
     static func recordCash(_ c: any SQLConnection, reference: String, passenger: Int64, now: Int64) throws {
-        try Users.require(c, passenger, role: .passenger)
         if try WalletStatements(c).hasPayment(reference: reference) { throw ServiceError.conflict("trip \(reference) already has a payment") }
         try insertCashPayment(c, reference: reference, passenger: passenger, now: now)
     }
@@ -385,19 +386,21 @@ public struct Wallet: Sendable {
         return try await serviceCall {
             try await store.write(locking: Ledger.turns(for: reference)) { c in
                 try Idempotency.once(c, key: key, operation: "settle", request: "\(reference)|\(fare)|\(driver)", now: now) {
-                    try Self.settleFare(c, reference: reference, fare: fare, driver: driver,
-                                        commissionPercent: percent, now: now)
+                    try Users.require(c, driver, role: .driver)
+                    return try Self.settleFare(c, reference: reference, fare: fare, driver: driver,
+                                               commissionPercent: percent, now: now)
                 }
             }
         }
     }
 
+    /// The settlement inside the caller's transaction, for a driver the caller has checked
+    /// is one (a booking's driver was one when the cab was allocated).
     static func settleFare(_ c: any SQLConnection, reference: String, fare: Int64, driver: Int64,
                            commissionPercent: Int64, now: Int64) throws -> TripPayment {
         let wallet = WalletStatements(c)
         guard let payment = try wallet.payment(reference: reference, locked: true) else { throw ServiceError.notFound("trip payment \(reference)") }
         guard payment.status == "held" else { throw ServiceError.conflict("trip \(reference) is already \(payment.status)") }
-        try Users.require(c, driver, role: .driver)
         let passenger = payment.passengerID, method = payment.method
         // Every account the settlement may touch, locked at once in id order.
         _ = try Ledger.lock(c, [Ledger.wallet(passenger), Ledger.escrow(for: reference), Ledger.revenue(for: reference),
