@@ -182,7 +182,7 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
                 for key in turns { locked = true; session.send("SELECT pg_advisory_lock(?)", [.integer(key)]) }
                 switch opening {
                 case .begin(let statement): session.send(statement)
-                case .oneStatement: session.statementsLeft = 1
+                case .oneStatement: session.allowOneStatement()
                 }
                 let result = try body(session)
                 if case .begin = opening { try session.execute("COMMIT", []) }
@@ -194,7 +194,6 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
             } catch {
                 // A connection whose locks cannot be released is closed, which releases them;
                 // one that stopped answering is not asked to roll back.
-                session.statementsLeft = nil
                 var healthy = !session.abandoned.withLock({ $0 }) && !connection.isClosed
                 if healthy, case .begin = opening { healthy = (try? session.execute("ROLLBACK", [])) != nil }
                 if healthy, locked { healthy = (try? session.execute("SELECT pg_advisory_unlock_all()", [])) != nil }
@@ -298,11 +297,8 @@ struct PostgresSession: SQLConnection {
     let abandoned = Locked(false)
     /// The first failure of a statement sent without waiting (`send(_:)`).
     let pendingFailure = Locked<(any Error)?>(nil)
-    /// How many more statements the session runs, when it runs outside a transaction.
-    var statementsLeft: Int? {
-        get { budget.withLock { $0.left } }
-        nonmutating set { budget.withLock { $0.left = newValue } }
-    }
+    /// Lets the session run one statement only (outside a transaction); it refuses the next.
+    func allowOneStatement() { budget.withLock { $0.left = 1 } }
     /// Whether the session refused a statement beyond its budget (the read then runs again
     /// in a transaction).
     var refusedSecondStatement: Bool { budget.withLock { $0.refused } }

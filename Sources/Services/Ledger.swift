@@ -103,18 +103,14 @@ enum Ledger {
             }
         }
 
+        /// An account's row as the balances it holds.
         init(_ row: LedgerStatements.AccountRecord) {
-            self.init(normal: row.normal, noOverdraft: row.noOverdraft, debitsPosted: row.debitsPosted, creditsPosted: row.creditsPosted,
-                      debitsPending: row.debitsPending, creditsPending: row.creditsPending)
-        }
-
-        init(normal: Normal, noOverdraft: Bool, debitsPosted: Int64, creditsPosted: Int64, debitsPending: Int64, creditsPending: Int64) {
-            self.normal = normal
-            self.noOverdraft = noOverdraft
-            self.debitsPosted = debitsPosted
-            self.creditsPosted = creditsPosted
-            self.debitsPending = debitsPending
-            self.creditsPending = creditsPending
+            normal = row.normal
+            noOverdraft = row.noOverdraft
+            debitsPosted = row.debitsPosted
+            creditsPosted = row.creditsPosted
+            debitsPending = row.debitsPending
+            creditsPending = row.creditsPending
         }
 
         /// The posted balance on the account's normal side.

@@ -74,18 +74,21 @@ struct LedgerStatements {
     /// only: SQLite's writer is alone.
     func lock(_ accounts: [String]) throws {
         guard c.dialect == .postgres, !accounts.isEmpty else { return }
-        let ids = Statement.joined(Set(accounts).sorted().map { id -> Statement in "\(id)" }, separator: ", ")
-        _ = try c.fetchAll(AccountID.self, "SELECT id FROM ledger_accounts WHERE id IN (\(sql: ids)) ORDER BY id\(sql: c.forUpdate)")
+        _ = try c.fetchAll(AccountID.self, "SELECT id FROM ledger_accounts WHERE id IN (\(sql: Self.idList(accounts))) ORDER BY id\(sql: c.forUpdate)")
     }
 
     /// The rows of `accounts` that exist, locked until the transaction ends in id order as
     /// ``lock(_:)`` locks them (on SQLite, read: its writer is alone).
     func lockedAccounts(_ accounts: [String]) throws -> [AccountRecord] {
         guard !accounts.isEmpty else { return [] }
-        let ids = Statement.joined(Set(accounts).sorted().map { id -> Statement in "\(id)" }, separator: ", ")
         return try c.fetchAll(AccountRecord.self, """
-            SELECT \(sql: Self.accountColumns) FROM ledger_accounts WHERE id IN (\(sql: ids)) ORDER BY id\(sql: c.forUpdate)
+            SELECT \(sql: Self.accountColumns) FROM ledger_accounts WHERE id IN (\(sql: Self.idList(accounts))) ORDER BY id\(sql: c.forUpdate)
             """)
+    }
+
+    /// `accounts` without repeats, in id order, as a list of bound values for `IN (…)`.
+    private static func idList(_ accounts: [String]) -> Statement {
+        Statement.joined(Set(accounts).sorted().map { id -> Statement in "\(id)" }, separator: ", ")
     }
 
     /// What a batch of transfers adds to one account's four sums (negative to take away).
@@ -102,11 +105,10 @@ struct LedgerStatements {
             let cases = Statement.joined(accounts.map { id -> Statement in "WHEN \(id) THEN \(delta(shifts[id]!))" }, separator: " ")
             return "\(sql: Statement(name)) = \(sql: Statement(name)) + CASE id \(sql: cases) ELSE 0 END"
         }
-        let ids = Statement.joined(accounts.map { id -> Statement in "\(id)" }, separator: ", ")
         let changed = try c.execute("""
             UPDATE ledger_accounts SET \(sql: column("debits_posted", \.debitsPosted)), \(sql: column("debits_pending", \.debitsPending)),
                 \(sql: column("credits_posted", \.creditsPosted)), \(sql: column("credits_pending", \.creditsPending))
-            WHERE id IN (\(sql: ids))
+            WHERE id IN (\(sql: Self.idList(accounts)))
             """)
         guard changed == accounts.count else {
             throw StoreError.statement("a ledger account of \(accounts.joined(separator: ", ")) is missing")
