@@ -1,4 +1,7 @@
+import Dispatch
+import Foundation
 import SpatialIndex
+import Synchronization
 
 /// One arc of a contraction hierarchy: to `node`, at `weight`, along edge or shortcut `edge`.
 struct HierarchyArc: BitwiseCopyable, Sendable {
@@ -31,6 +34,10 @@ struct ContractionHierarchy: Sendable {
     /// stands for, so that many-to-one ETAs give metres without unpacking paths.
     var shortcutLengthDm: [UInt32] = []
 
+    /// How many contractions and simulations ran their searches on two threads (not
+    /// stored in the graph file).
+    var splitContractions = 0
+
     var shortcutCount: Int { shortcutFirst.count }
     var memoryBytes: Int { (upFirst.count + downFirst.count + shortcutFirst.count * 2 + shortcutLengthDm.count) * 4 + (up.count + down.count) * 12 }
 
@@ -44,15 +51,20 @@ struct ContractionHierarchy: Sendable {
     }
 
     /// Contracts the graph given by its edges (tail[e] → head[e] at weight[e]), telling
-    /// `progress` the share of nodes contracted so far (about a hundred times).
-    init(nodeCount n: Int, tail: [UInt32], head: [UInt32], weight: [UInt32], progress: ((Double) -> Void)? = nil) {
+    /// `progress` the share of nodes contracted so far (about a hundred times). With two
+    /// `workers` (the default on two cores or more) the dense nodes' witness searches run on
+    /// two threads; the hierarchy is the same with one.
+    init(nodeCount n: Int, tail: [UInt32], head: [UInt32], weight: [UInt32],
+         workers: Int = ProcessInfo.processInfo.activeProcessorCount >= 2 ? 2 : 1, progress: ((Double) -> Void)? = nil) {
         originalEdgeCount = head.count
-        var c = Contractor(nodeCount: n)
+        var c = Contractor(nodeCount: n, workers: workers)
         for e in head.indices where tail[e] != head[e] {
             c.addArc(from: Int(tail[e]), to: Int(head[e]), weight: weight[e], edge: UInt32(e))
         }
         c.shortcutBase = UInt32(head.count)
         c.run(progress: progress)
+        c.helper?.stop()
+        splitContractions = c.splitContractions
         // Each list is released as soon as it is copied, so the arcs are never held twice.
         func flatten(_ lists: inout [[HierarchyArc]]) -> ([UInt32], [HierarchyArc]) {
             var first: [UInt32] = [0], arcs: [HierarchyArc] = []
@@ -105,12 +117,193 @@ struct ContractionHierarchy: Sendable {
     }
 }
 
+/// The arcs of every node of the graph being contracted, in one array: each node's in a
+/// slot of its own, moved to the end at twice the size when it fills up, and the array
+/// compacted when more than half of it is left behind. Why not an array per node: a search
+/// reading a node's arcs then retained and released that node's array, which two workers
+/// reading the same nodes made them contend for, and a million small arrays cost more
+/// memory than their arcs.
+private struct ArcLists {
+    /// Where a node's arcs are: `arcs[first ..< first + count]`, room for `capacity`.
+    /// One struct per node, so that a search finds a node's place with one memory access.
+    struct Slot { var first = 0, count: Int32 = 0, capacity: Int32 = 0 }
+    var arcs: [HierarchyArc] = []
+    var slots: [Slot]
+    /// Arcs in slots still in use (their capacity).
+    var used = 0
+
+    init(nodeCount n: Int) { slots = .init(repeating: Slot(), count: n) }
+
+    func count(_ v: Int) -> Int { Int(slots[v].count) }
+
+    func range(_ v: Int) -> Range<Int> { slots[v].first..<(slots[v].first + Int(slots[v].count)) }
+
+    /// The arcs of `v`, copied out.
+    func list(_ v: Int) -> [HierarchyArc] { Array(arcs[range(v)]) }
+
+    /// The index in `arcs` of v's arc to `x`, if any.
+    func index(of x: Int, in v: Int) -> Int? {
+        for k in range(v) where Int(arcs[k].node) == x { return k }
+        return nil
+    }
+
+    mutating func append(_ arc: HierarchyArc, to v: Int) {
+        if slots[v].count == slots[v].capacity {
+            if arcs.count > 4096, arcs.count > 2 * used { compact() }
+            let old = slots[v], size = max(4, 2 * Int(old.capacity)), start = arcs.count
+            // One by one: appending a slice of the array to itself would copy the whole array.
+            for k in range(v) { arcs.append(arcs[k]) }
+            arcs.append(contentsOf: repeatElement(HierarchyArc(node: 0, weight: 0, edge: 0), count: size - Int(old.count)))
+            used += size - Int(old.capacity)
+            slots[v] = Slot(first: start, count: old.count, capacity: Int32(size))
+        }
+        arcs[slots[v].first + Int(slots[v].count)] = arc
+        slots[v].count += 1
+    }
+
+    /// Removes v's arc to `x` (the last arc takes its place).
+    mutating func remove(_ x: Int, from v: Int) {
+        guard let k = index(of: x, in: v) else { return }
+        slots[v].count -= 1
+        arcs[k] = arcs[slots[v].first + Int(slots[v].count)]
+    }
+
+    /// Empties v's slot for good.
+    mutating func release(_ v: Int) {
+        used -= Int(slots[v].capacity); slots[v] = Slot()
+    }
+
+    /// Moves every slot in use to the front, in node order.
+    mutating func compact() {
+        var packed: [HierarchyArc] = []
+        packed.reserveCapacity(used * 3 / 2)
+        for v in slots.indices where slots[v].capacity > 0 {
+            let start = packed.count
+            packed.append(contentsOf: arcs[range(v)])
+            packed.append(contentsOf: repeatElement(HierarchyArc(node: 0, weight: 0, edge: 0), count: Int(slots[v].capacity - slots[v].count)))
+            slots[v].first = start
+        }
+        arcs = packed
+    }
+}
+
+/// A read-only view of `ArcLists` for the witness searches, shared by the workers while
+/// no one writes to the lists.
+private struct ArcView: @unchecked Sendable {
+    let arcs: UnsafeBufferPointer<HierarchyArc>
+    let slots: UnsafeBufferPointer<ArcLists.Slot>
+}
+
+/// A thread that runs one task at a time for its owner, who waits for it: the second
+/// worker of a contraction. Why not `DispatchQueue.concurrentPerform`: the two metrics
+/// already contract inside one, and Dispatch runs an apply nested in another serially.
+/// Why it sleeps rather than spins between tasks: with both metrics contracting at once,
+/// four threads share two cores, and a spinning helper starves the thread it waits for.
+///
+/// `@unchecked Sendable`: `task` is written only by the owner while the thread waits on
+/// `start`, and read by the thread only after it; the semaphores order the two.
+private final class HelperThread: @unchecked Sendable {
+    private let start = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+    private var task: (@Sendable () -> Void)?
+    private var stopping = false
+
+    init() {
+        // The thread holds the helper until `stop()`.
+        let thread = Thread {
+            while true {
+                self.start.wait()
+                if self.stopping { return }
+                self.task?()
+                self.done.signal()
+            }
+        }
+        thread.start()
+    }
+
+    /// Starts `work` on the thread; call `wait()` before starting another.
+    func run(_ work: @escaping @Sendable () -> Void) { task = work; start.signal() }
+
+    /// Waits for the task started last.
+    func wait() { done.wait(); task = nil }
+
+    /// Ends the thread; call when no task runs.
+    func stop() { stopping = true; start.signal() }
+}
+
+/// An atomic index the workers of a contraction share.
+private final class AtomicCounter: Sendable {
+    private let value = Atomic<Int>(0)
+    /// Sets it (before the workers start: the hand-over orders it).
+    func reset() { value.store(0, ordering: .relaxed) }
+    /// Takes the next index.
+    func take() -> Int { value.add(1, ordering: .relaxed).oldValue }
+}
+
+/// One witness search's state: a Dijkstra over the remaining graph, its labels stamped
+/// with a generation so that they are never cleared. Each worker of a contraction owns one.
+private struct WitnessSearch {
+    /// A node's label: its distance and the generation that set it, and the generation
+    /// that made it a target; side by side, so that a relaxation touches one cache line.
+    struct Label { var dist: UInt32 = 0, stamp: UInt32 = 0, target: UInt32 = 0 }
+    var labels: [Label]
+    var generation: UInt32 = 0
+    var heap = MinHeap()
+
+    init(nodeCount n: Int) { labels = .init(repeating: Label(), count: n) }
+
+    /// Dijkstra from `source` over `graph` (each node's outgoing arcs) without `skip`,
+    /// stopped past `limit`, after `maxSettled` nodes, or once every target is settled.
+    /// Afterwards `distance(x)` is an upper bound.
+    mutating func run(_ graph: ArcView, from source: Int, skipping skip: Int,
+                      targets: [HierarchyArc], limit: UInt32, maxSettled: Int) {
+        generation &+= 1
+        if generation == 0 { labels = .init(repeating: Label(), count: labels.count); generation = 1 }
+        heap.removeAll()
+        let g = generation
+        labels.withUnsafeMutableBufferPointer { labels in
+            var pending = 0
+            for t in targets where labels[Int(t.node)].target != g { labels[Int(t.node)].target = g; pending += 1 }
+            labels[source].dist = 0; labels[source].stamp = g
+            heap.push(0, source)
+            var settled = 0
+            while let (d, u) = heap.pop() {
+                guard d == labels[u].dist else { continue }
+                if d > limit || settled >= maxSettled { break }
+                settled += 1
+                if labels[u].target == g {
+                    pending -= 1
+                    if pending == 0 { break }
+                }
+                let slot = graph.slots[u]
+                for k in slot.first..<(slot.first + Int(slot.count)) {
+                    let a = graph.arcs[k], x = Int(a.node)
+                    guard x != skip else { continue }
+                    let nd = plus(d, a.weight)
+                    if labels[x].stamp != g || nd < labels[x].dist {
+                        labels[x].stamp = g; labels[x].dist = nd
+                        heap.push(nd, x)
+                    }
+                }
+            }
+        }
+    }
+
+    func distance(_ x: Int) -> UInt32 { labels[x].stamp == generation ? labels[x].dist : .max }
+}
+
 /// The working state of contraction: adjacency lists of the remaining graph, the witness
-/// search, and the upward arcs collected as nodes are contracted.
+/// searches, and the upward arcs collected as nodes are contracted.
+///
+/// A node's witness searches (one per in-neighbour) all read the graph as it was before the
+/// node: their shortcuts are added only once every search is done. So the searches of a
+/// node with many neighbours can run on two cores, and the hierarchy is the same whether
+/// they did or not. Why only then: at the start of a contraction each node's searches take
+/// a microsecond or two, less than waking another thread; the dense core left at the end,
+/// where degrees reach the tens and the time goes, is where the second core pays.
 private struct Contractor {
     let n: Int
-    var out: [[HierarchyArc]]
-    var into: [[HierarchyArc]]
+    var out: ArcLists
+    var into: ArcLists
     var contracted: [Bool]
     var deletedNeighbours: [Int32]
     var depth: [Int32]
@@ -119,84 +312,91 @@ private struct Contractor {
     var shortcutFirst: [UInt32] = []
     var shortcutSecond: [UInt32] = []
     var shortcutBase: UInt32 = 0
-    // Witness search state (stamped so it is never cleared).
-    var dist: [UInt32]
-    var stamp: [UInt32]
-    var target: [UInt32]
-    var generation: UInt32 = 0
-    var heap = MinHeap()
+    /// One search per worker.
+    var searches: [WitnessSearch]
+    /// How many calls of `contract` split their searches.
+    var splitContractions = 0
+    /// The next in-neighbour a worker of the node being contracted takes.
+    let nextInNeighbour = AtomicCounter()
+    /// The second worker's thread, when there are two cores.
+    let helper: HelperThread?
+    /// The last contraction's verdicts: whether in-neighbour i needs a shortcut to
+    /// out-neighbour j, at `i * outs + j`.
+    var needed: [Bool] = []
+    /// A node's searches are split over the workers when in-degree × out-degree × the
+    /// settled limit reaches this (roughly the arcs they relax). Why 8,000: on the 100k
+    /// grid the distance metric contracted in 18.4 s at 20,000, 15.2 s at 8,000 and 15.9 s
+    /// at 3,000 (one worker: 21 s); below it, waking the helper costs more than it saves.
+    static let splitWork = 8_000
 
-    init(nodeCount n: Int) {
+    init(nodeCount n: Int, workers: Int) {
         self.n = n
-        out = .init(repeating: [], count: n); into = out; upward = out; downward = out
+        out = ArcLists(nodeCount: n); into = out
+        upward = .init(repeating: [], count: n); downward = upward
         contracted = .init(repeating: false, count: n)
         deletedNeighbours = .init(repeating: 0, count: n); depth = deletedNeighbours
-        dist = .init(repeating: 0, count: n); stamp = dist; target = dist
+        helper = workers > 1 ? HelperThread() : nil  // two at most: the searches are split in two
+        searches = (0..<(helper == nil ? 1 : 2)).map { _ in WitnessSearch(nodeCount: n) }
     }
 
     /// Adds u → x, or lowers the weight of an existing u → x arc.
     mutating func addArc(from u: Int, to x: Int, weight: UInt32, edge: UInt32) {
-        if let i = out[u].firstIndex(where: { Int($0.node) == x }) {
-            guard weight < out[u][i].weight else { return }
-            out[u][i].weight = weight; out[u][i].edge = edge
-            let j = into[x].firstIndex(where: { Int($0.node) == u })!
-            into[x][j].weight = weight; into[x][j].edge = edge
+        if let i = out.index(of: x, in: u) {
+            guard weight < out.arcs[i].weight else { return }
+            out.arcs[i].weight = weight; out.arcs[i].edge = edge
+            if let j = into.index(of: u, in: x) { into.arcs[j].weight = weight; into.arcs[j].edge = edge }
             return
         }
-        out[u].append(HierarchyArc(node: UInt32(x), weight: weight, edge: edge))
-        into[x].append(HierarchyArc(node: UInt32(u), weight: weight, edge: edge))
+        out.append(HierarchyArc(node: UInt32(x), weight: weight, edge: edge), to: u)
+        into.append(HierarchyArc(node: UInt32(u), weight: weight, edge: edge), to: x)
     }
-
-    /// Dijkstra from `source` in the remaining graph without `skip`, stopped past `limit`,
-    /// after `maxSettled` nodes, or once every target is settled. Afterwards `distance(x)`
-    /// is an upper bound.
-    mutating func witnessSearch(from source: Int, skipping skip: Int, targets: [HierarchyArc], limit: UInt32, maxSettled: Int) {
-        generation &+= 1
-        if generation == 0 { stamp = .init(repeating: 0, count: n); target = stamp; generation = 1 }
-        heap.removeAll()
-        var pending = 0
-        for t in targets where target[Int(t.node)] != generation { target[Int(t.node)] = generation; pending += 1 }
-        dist[source] = 0; stamp[source] = generation
-        heap.push(0, source)
-        var settled = 0
-        while let (d, u) = heap.pop() {
-            guard d == dist[u] else { continue }
-            if d > limit || settled >= maxSettled { break }
-            settled += 1
-            if target[u] == generation {
-                pending -= 1
-                if pending == 0 { break }
-            }
-            for a in out[u] {
-                let x = Int(a.node)
-                guard x != skip else { continue }
-                let nd = plus(d, a.weight)
-                if stamp[x] != generation || nd < dist[x] {
-                    stamp[x] = generation; dist[x] = nd
-                    heap.push(nd, x)
-                }
-            }
-        }
-    }
-
-    func distance(_ x: Int) -> UInt32 { stamp[x] == generation ? dist[x] : .max }
 
     /// Contracts v (when `apply`) or only counts the shortcuts contracting it would add.
     mutating func contract(_ v: Int, apply: Bool) -> Int {
-        var added = 0
-        let outs = out[v], ins = into[v]
+        let outs = out.list(v), ins = into.list(v), m = outs.count
         guard let maxOut = outs.map(\.weight).max() else { return 0 }
-        for a in ins {
-            let u = Int(a.node)
-            witnessSearch(from: u, skipping: v, targets: outs, limit: plus(a.weight, maxOut), maxSettled: apply ? 400 : 60)
-            for b in outs where Int(b.node) != u {
-                let x = Int(b.node)
-                let via = plus(a.weight, b.weight)
-                guard distance(x) > via else { continue }
+        let maxSettled = apply ? 400 : 60
+        needed.removeAll(keepingCapacity: true)
+        needed.append(contentsOf: repeatElement(false, count: ins.count * m))
+        let workers = helper != nil && ins.count * m * maxSettled >= Self.splitWork && ins.count > 1 ? 2 : 1
+        if workers > 1 { splitContractions += 1 }
+        out.arcs.withUnsafeBufferPointer { arcs in out.slots.withUnsafeBufferPointer { slots in
+            let graph = ArcView(arcs: arcs, slots: slots)
+            searches.withUnsafeMutableBufferPointer { searches in
+                needed.withUnsafeMutableBufferPointer { needed in
+                    // Each worker takes the next in-neighbour not yet taken: its own search, its
+                    // own verdict slots; the graph is only read until every worker is done.
+                    let next = nextInNeighbour
+                    next.reset()
+                    nonisolated(unsafe) let (searches, needed) = (searches, needed)
+                    let work: @Sendable (Int) -> Void = { w in
+                        // The search is moved out to the worker's own stack while it runs:
+                        // the two searches sit side by side, and writes to their fields from
+                        // two cores would fight over one cache line.
+                        var search = (searches.baseAddress! + w).move()
+                        defer { (searches.baseAddress! + w).initialize(to: search) }
+                        while true {
+                            let i = next.take()
+                            guard i < ins.count else { break }
+                            let a = ins[i], u = Int(a.node)
+                            search.run(graph, from: u, skipping: v, targets: outs, limit: plus(a.weight, maxOut), maxSettled: maxSettled)
+                            for j in 0..<m where Int(outs[j].node) != u {
+                                needed[i * m + j] = search.distance(Int(outs[j].node)) > plus(a.weight, outs[j].weight)
+                            }
+                        }
+                    }
+                    if workers > 1, let helper { helper.run { work(1) }; work(0); helper.wait() } else { work(0) }
+                }
+            }
+        } }
+        var added = 0
+        for (i, a) in ins.enumerated() {
+            for (j, b) in outs.enumerated() where needed[i * m + j] {
                 added += 1
                 if apply {
                     shortcutFirst.append(a.edge); shortcutSecond.append(b.edge)
-                    addArc(from: u, to: x, weight: via, edge: shortcutBase + UInt32(shortcutFirst.count - 1))
+                    addArc(from: Int(a.node), to: Int(b.node), weight: plus(a.weight, b.weight),
+                           edge: shortcutBase + UInt32(shortcutFirst.count - 1))
                 }
             }
         }
@@ -205,7 +405,7 @@ private struct Contractor {
 
     mutating func priority(_ v: Int) -> Int32 {
         let shortcuts = contract(v, apply: false)
-        let removed = out[v].count + into[v].count
+        let removed = out.count(v) + into.count(v)
         return Int32(4 * (shortcuts - removed)) + 2 * deletedNeighbours[v] + depth[v]
     }
 
@@ -228,19 +428,19 @@ private struct Contractor {
             contracted[v] = true
             done += 1
             if done % step == 0 { progress?(Double(done) / Double(n)) }
-            upward[v] = out[v]; downward[v] = into[v]
+            upward[v] = out.list(v); downward[v] = into.list(v)
             neighbours.removeAll(keepingCapacity: true)
-            for a in out[v] {
+            for a in upward[v] {
                 let x = Int(a.node)
-                into[x].removeAll { Int($0.node) == v }
+                into.remove(v, from: x)
                 neighbours.append(x)
             }
-            for a in into[v] {
+            for a in downward[v] {
                 let u = Int(a.node)
-                out[u].removeAll { Int($0.node) == v }
+                out.remove(v, from: u)
                 neighbours.append(u)
             }
-            out[v] = []; into[v] = []
+            out.release(v); into.release(v)
             for x in neighbours {
                 deletedNeighbours[x] += 1
                 depth[x] = max(depth[x], depth[v] + 1)

@@ -51,3 +51,21 @@ import TestSupport
         }
     }
 }
+
+/// Contraction on two threads: the dense nodes' witness searches split between two workers
+/// give the very hierarchy one worker gives, arc for arc.
+@Suite struct ParallelContractionTests {
+    @Test(arguments: [Metric.time, .distance])
+    func twoWorkersBuildTheSameHierarchyAsOne(metric: Metric) {
+        let (g, _) = SyntheticGrid(nodes: 5_000, seed: 8).network()
+        let weight = metric == .time ? g.timeMs : g.lengthDm
+        let one = ContractionHierarchy(nodeCount: g.nodeCount, tail: g.tail, head: g.head, weight: weight, workers: 1)
+        let two = ContractionHierarchy(nodeCount: g.nodeCount, tail: g.tail, head: g.head, weight: weight, workers: 2)
+        #expect(one.splitContractions == 0)
+        #expect(two.splitContractions > 100, "the grid's dense nodes should have been split: \(two.splitContractions)")
+        #expect(one.shortcutFirst == two.shortcutFirst && one.shortcutSecond == two.shortcutSecond)
+        #expect(one.upFirst == two.upFirst && one.downFirst == two.downFirst)
+        #expect(one.up.map { [$0.node, $0.weight, $0.edge] } == two.up.map { [$0.node, $0.weight, $0.edge] })
+        #expect(one.down.map { [$0.node, $0.weight, $0.edge] } == two.down.map { [$0.node, $0.weight, $0.edge] })
+    }
+}
