@@ -380,8 +380,15 @@ private struct Contractor {
                             guard i < ins.count else { break }
                             let a = ins[i], u = Int(a.node)
                             search.run(graph, from: u, skipping: v, targets: outs, limit: plus(a.weight, maxOut), maxSettled: maxSettled)
+                            // An in-arc u → v longer than a path from u through another
+                            // in-neighbour (strictly, so no two arcs excuse each other) needs
+                            // no shortcut: that neighbour's shortcuts or witnesses serve u too.
+                            var dominated = false
+                            for b in ins where Int(b.node) != u && plus(search.distance(Int(b.node)), b.weight) < a.weight {
+                                dominated = true; break
+                            }
                             for j in 0..<m where Int(outs[j].node) != u {
-                                needed[i * m + j] = search.distance(Int(outs[j].node)) > plus(a.weight, outs[j].weight)
+                                needed[i * m + j] = !dominated && search.distance(Int(outs[j].node)) > plus(a.weight, outs[j].weight)
                             }
                         }
                     }
