@@ -59,12 +59,12 @@ echo "== The boundary fuzzer: every operation, field and role of the OpenAPI doc
 python3 scripts/fuzz_api.py .build/debug/wayfare .build/fuzz-api 180
 echo "== schemathesis: the OpenAPI document against a live server, anonymous and as a passenger, 60 s each"
 bash scripts/schemathesis.sh .build/debug/wayfare .build/schemathesis 60
-echo "== ThreadSanitizer: concurrent zone lookups, GEOS/PROJ per-thread contexts, fleet readers and writers, routers sharing a graph, the dispatcher under load, concurrent payments and whole trips on both stores"
+echo "== ThreadSanitizer: concurrent zone lookups, GEOS/PROJ per-thread contexts, fleet readers and writers, routers sharing a graph, contraction on two threads, the dispatcher under load, concurrent payments and whole trips on both stores"
 # The filter must keep matching: the step fails unless it ran exactly the expected tests.
-expected_tsan_tests=9
+expected_tsan_tests=10
 log=$(mktemp)
 swift test --sanitize=thread --scratch-path .build-tsan \
-    --filter "ConcurrencyTests|FleetConcurrencyTests|concurrentRoutersShareOneNetwork|DispatchConcurrencyTests|LedgerConcurrencyTests" 2>&1 | tee "$log"
+    --filter "ConcurrencyTests|FleetConcurrencyTests|concurrentRoutersShareOneNetwork|ParallelContractionTests|DispatchConcurrencyTests|LedgerConcurrencyTests" 2>&1 | tee "$log"
 if ! grep -q "Test run with $expected_tsan_tests tests" "$log"; then
     echo "ThreadSanitizer step: expected $expected_tsan_tests tests to run; see the log above" >&2
     exit 1

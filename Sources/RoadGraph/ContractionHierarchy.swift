@@ -200,20 +200,24 @@ private struct ArcView: @unchecked Sendable {
 /// Why it sleeps rather than spins between tasks: with both metrics contracting at once,
 /// four threads share two cores, and a spinning helper starves the thread it waits for.
 ///
-/// `@unchecked Sendable`: `task` is written only by the owner while the thread waits on
-/// `start`, and read by the thread only after it; the semaphores order the two.
+/// `@unchecked Sendable`: `task` is written only by the owner while the thread waits, and
+/// read by the thread only after it is posted. The semaphores make each side wait; the
+/// counters' release and acquire order the memory (and say so to ThreadSanitizer, which
+/// cannot see inside Dispatch's semaphores).
 private final class HelperThread: @unchecked Sendable {
     private let start = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+    /// Tasks posted (-1: stop) and finished.
+    private let posted = Atomic<Int>(0), finished = Atomic<Int>(0)
     private var task: (@Sendable () -> Void)?
-    private var stopping = false
 
     init() {
         // The thread holds the helper until `stop()`.
         let thread = Thread {
             while true {
                 self.start.wait()
-                if self.stopping { return }
+                guard self.posted.load(ordering: .acquiring) >= 0 else { return }
                 self.task?()
+                self.finished.add(1, ordering: .releasing)
                 self.done.signal()
             }
         }
@@ -221,13 +225,24 @@ private final class HelperThread: @unchecked Sendable {
     }
 
     /// Starts `work` on the thread; call `wait()` before starting another.
-    func run(_ work: @escaping @Sendable () -> Void) { task = work; start.signal() }
+    func run(_ work: @escaping @Sendable () -> Void) {
+        task = work
+        posted.add(1, ordering: .releasing)
+        start.signal()
+    }
 
     /// Waits for the task started last.
-    func wait() { done.wait(); task = nil }
+    func wait() {
+        done.wait()
+        _ = finished.load(ordering: .acquiring)
+        task = nil
+    }
 
     /// Ends the thread; call when no task runs.
-    func stop() { stopping = true; start.signal() }
+    func stop() {
+        posted.store(-1, ordering: .releasing)
+        start.signal()
+    }
 }
 
 /// An atomic index the workers of a contraction share.
