@@ -120,9 +120,8 @@ struct ContractionHierarchy: Sendable {
 /// The arcs of every node of the graph being contracted, in one array: each node's in a
 /// slot of its own, moved to the end at twice the size when it fills up, and the array
 /// compacted when more than half of it is left behind. Why not an array per node: a search
-/// reading a node's arcs then retained and released that node's array, which two workers
-/// reading the same nodes made them contend for, and a million small arrays cost more
-/// memory than their arcs.
+/// then retained and released each node's array as it read it, from both workers at once,
+/// and a million small arrays each carry a header and an allocation of their own.
 private struct ArcLists {
     /// Where a node's arcs are: `arcs[first ..< first + count]`, room for `capacity`.
     /// One struct per node, so that a search finds a node's place with one memory access.
@@ -202,8 +201,8 @@ private struct ArcView: @unchecked Sendable {
 ///
 /// `@unchecked Sendable`: `task` is written only by the owner while the thread waits, and
 /// read by the thread only after it is posted. The semaphores make each side wait; the
-/// counters' release and acquire order the memory (and say so to ThreadSanitizer, which
-/// cannot see inside Dispatch's semaphores).
+/// counters' release and acquire order the memory in Swift's own terms, whatever a
+/// semaphore does inside.
 private final class HelperThread: @unchecked Sendable {
     private let start = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
     /// Tasks posted (-1: stop) and finished.
