@@ -61,12 +61,21 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
     ///     call must fail (so that its caller retries, with its idempotency key, against the
     ///     new primary) rather than hang. A longer statement (a migration building an index on
     ///     a large table) needs a store opened with a longer timeout.
+    ///   - stalledTransactionTimeout: seconds a transaction of this store may sit idle on the
+    ///     server between two statements before the server ends its session
+    ///     (`idle_in_transaction_session_timeout`). Why: a process stopped inside a
+    ///     transaction (paused by `SIGSTOP`, a debugger, a virtual machine's freeze) keeps its
+    ///     row locks and turns until it wakes, and every writer waiting on them, another
+    ///     replica claiming a lapsed city lease among them, would wait as long. A body does
+    ///     database work only, so a live transaction never idles for seconds.
     /// - Throws: `StoreError/unavailable(_:)` naming the host when the address is malformed
     ///   or the server cannot be reached.
     public init(url: String, password: String? = nil, maxConnections: Int = 8, maxRetries: Int = 30,
-                answerTimeout: TimeInterval = 60) throws(StoreError) {
+                answerTimeout: TimeInterval = 60, stalledTransactionTimeout: TimeInterval = 10) throws(StoreError) {
         var (configuration, endpoint) = try Self.configuration(from: url)
         if let password { configuration.password = password }
+        let stalledMs = Int(exactly: (max(0.001, stalledTransactionTimeout) * 1000).rounded()) ?? Int(Int32.max)
+        configuration.options.additionalStartupParameters.append(("idle_in_transaction_session_timeout", "\(min(stalledMs, Int(Int32.max)))"))
         self.configuration = configuration
         self.endpoint = endpoint
         self.maxRetries = maxRetries
@@ -185,11 +194,26 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
                 case .oneStatement: session.allowOneStatement()
                 }
                 let result = try body(session)
-                if case .begin = opening { try session.execute("COMMIT", []) }
-                // Committed: a failure to unlock now is no failure of the call. The connection
-                // is then closed, which releases the locks with the session.
-                let unlocked = !locked || (try? session.execute("SELECT pg_advisory_unlock_all()", [])) != nil
-                release(connection, readOnly: readOnly, healthy: unlocked)
+                guard locked else {
+                    if case .begin = opening { try session.execute("COMMIT", []) }
+                    release(connection, readOnly: readOnly, healthy: true)
+                    return result
+                }
+                // The unlock is sent right behind the COMMIT, not after its answer: a process
+                // stopped between the two would leave its turns held by a session that is not
+                // in a transaction, which no server timeout ends.
+                if case .begin = opening { session.send("COMMIT") }
+                do {
+                    try session.execute("SELECT pg_advisory_unlock_all()", [])
+                } catch {
+                    // The COMMIT failed, or its outcome is unknown: the call fails.
+                    if session.sentStatementFailed.withLock({ $0 }) || session.abandoned.withLock({ $0 }) { throw error }
+                    // Committed: a failure to unlock now is no failure of the call. The
+                    // connection is then closed, which releases the locks with the session.
+                    release(connection, readOnly: readOnly, healthy: false)
+                    return result
+                }
+                release(connection, readOnly: readOnly, healthy: true)
                 return result
             } catch {
                 // A connection whose locks cannot be released is closed, which releases them;
@@ -227,7 +251,9 @@ public final class PostgresStore: SQLStore, @unchecked Sendable {
             if readOnly { state.idleReaders.append(connection) } else { state.idle.append(connection) }
             return true
         }
-        if !keep { let _: EventLoopFuture<Void> = connection.close() }
+        // Waited for: a connection dropped before its channel has closed is a leak (and an
+        // assertion in postgres-nio's debug builds).
+        if !keep { let closing: EventLoopFuture<Void> = connection.close(); try? closing.wait() }
     }
 
     /// A new connection; for reads, its session refuses to write.
@@ -295,8 +321,10 @@ struct PostgresSession: SQLConnection {
     let answerTimeout: TimeInterval
     /// Set when a statement went unanswered and the connection was closed.
     let abandoned = Locked(false)
-    /// The first failure of a statement sent without waiting (`send(_:)`).
+    /// The first failure of a statement sent without waiting (`send(_:)`), until thrown.
     let pendingFailure = Locked<(any Error)?>(nil)
+    /// Set for good when a statement sent without waiting failed.
+    let sentStatementFailed = Locked(false)
     /// Lets the session run one statement only (outside a transaction); it refuses the next.
     func allowOneStatement() { budget.withLock { $0.left = 1 } }
     /// Whether the session refused a statement beyond its budget (the read then runs again
@@ -323,6 +351,9 @@ struct PostgresSession: SQLConnection {
     }
 
     private func run(_ sql: String, _ arguments: [SQLValue]) throws -> PostgresQueryResult {
+        // A statement sent on a connection the server has closed (it ended a stalled
+        // transaction's session) would go unanswered until the answer timeout.
+        guard !connection.isClosed else { throw StoreError.unavailable("the server closed the connection") }
         let allowed = budget.withLock { budget -> Bool in
             guard let left = budget.left else { return true }
             guard left > 0 else { budget.refused = true; return false }
@@ -349,7 +380,8 @@ struct PostgresSession: SQLConnection {
         }
         // A statement sent ahead without waiting (`send(_:)`) was answered before this one,
         // on the same connection, and its callback ran first on the same event loop.
-        if let failure = pendingFailure.withLock({ $0 }) { throw Self.translate(failure) }
+        // Thrown once: the statements after it (a ROLLBACK) are answered on their own.
+        if let failure = pendingFailure.withLock({ failure in defer { failure = nil }; return failure }) { throw Self.translate(failure) }
         switch result.withLock({ $0 }) {
         case .success(let answer): return answer
         case .failure(let error): throw Self.translate(error)
@@ -362,8 +394,9 @@ struct PostgresSession: SQLConnection {
     /// failure of this one is thrown from there. For `BEGIN` and the turns before it, so that
     /// opening a transaction costs no trip of the calling thread through the event loop.
     func send(_ sql: String, _ arguments: [SQLValue] = []) {
-        connection.query(PostgresQuery(unsafeSQL: numberingPlaceholders(sql), binds: Self.bindings(arguments)), logger: logger).whenFailure { [pendingFailure] error in
+        connection.query(PostgresQuery(unsafeSQL: numberingPlaceholders(sql), binds: Self.bindings(arguments)), logger: logger).whenFailure { [pendingFailure, sentStatementFailed] error in
             pendingFailure.withLock { if $0 == nil { $0 = error } }
+            sentStatementFailed.withLock { $0 = true }
         }
     }
 
@@ -416,7 +449,8 @@ struct PostgresSession: SQLConnection {
         switch state {
         case "40001", "40P01": return .conflict(message)
         case _ where state.hasPrefix("23"): return .constraint(message)
-        case _ where state.hasPrefix("08") || state.hasPrefix("57"): return .unavailable(message)
+        // 25P03: the server ended a session left idle inside a transaction.
+        case _ where state.hasPrefix("08") || state.hasPrefix("57") || state == "25P03": return .unavailable(message)
         default: return .statement(message)
         }
     }

@@ -164,6 +164,77 @@ struct PostgresStoreTests {
         #expect(try retrying.blockingRead { c in try c.query("SELECT key FROM once", []).count } == 1)
     }
 
+    @Test("a writer stalled inside its transaction loses its session to the server's timeout; the writers waiting on its turn and its row go on")
+    func stalledWriterIsEnded() throws {
+        guard let scratch = try ScratchStore.make(.postgres, migrate: false) else { return }
+        // The stalled writer's store ends idle transactions after 1 s; the waiting writer's
+        // gives up on an unanswered statement after 20 s, so a wait that is never ended fails.
+        let stalling = try PostgresStore(url: scratch.address, maxConnections: 1, maxRetries: 0, stalledTransactionTimeout: 1)
+        defer { stalling.close() }
+        let waiting = try PostgresStore(url: scratch.address, maxConnections: 1, maxRetries: 0, answerTimeout: 20)
+        defer { waiting.close() }
+        try waiting.blockingWrite { c in
+            try c.execute("CREATE TABLE counter (id BIGINT PRIMARY KEY, n BIGINT NOT NULL)")
+            try c.execute("INSERT INTO counter VALUES (1, 0)")
+        }
+        let locked = DispatchSemaphore(value: 0), wake = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
+        let stalledError = Locked<(any Error)?>(nil)
+        Thread {
+            do {
+                try stalling.blockingWrite(locking: ["counter"]) { c in
+                    _ = try c.first("SELECT n FROM counter WHERE id = 1\(sql: c.forUpdate)")
+                    locked.signal()
+                    // Stalls as a process stopped mid-transaction does, then writes.
+                    _ = wake.wait(timeout: .now() + 30)
+                    try c.execute("UPDATE counter SET n = n + 100 WHERE id = 1")
+                }
+            } catch {
+                stalledError.withLock { $0 = error }
+            }
+            finished.signal()
+        }.start()
+        locked.wait()
+        // Waits for the turn and the row, which the server frees when it ends the stalled session.
+        try waiting.blockingWrite(locking: ["counter"]) { c in try c.execute("UPDATE counter SET n = n + 1 WHERE id = 1") }
+        wake.signal()
+        finished.wait()
+        let stalled = stalledError.withLock { $0 }
+        if case StoreError.unavailable? = stalled {} else {
+            Issue.record("the stalled writer's call should fail as unavailable, not \(String(describing: stalled))")
+        }
+        #expect(try waiting.blockingRead { c in try c.first("SELECT n FROM counter WHERE id = 1")!.int64("n") } == 1, "only the waiting writer's update landed")
+        // The stalled store opens a new connection for its next call.
+        try stalling.blockingWrite(locking: ["counter"]) { c in try c.execute("UPDATE counter SET n = n + 1 WHERE id = 1") }
+    }
+
+    @Test("a write with turns that fails at COMMIT throws the failure, keeps nothing and leaves the turn free")
+    func failureAtCommitWithTurns() throws {
+        guard let scratch = try ScratchStore.make(.postgres, migrate: false) else { return }
+        let store = try PostgresStore(url: scratch.address, maxConnections: 2, maxRetries: 0, answerTimeout: 20)
+        defer { store.close() }
+        // A deferred unique key is checked at COMMIT, which goes out with the unlock behind it.
+        try store.blockingWrite { c in
+            try c.execute("CREATE TABLE once (k BIGINT, CONSTRAINT once_k UNIQUE (k) DEFERRABLE INITIALLY DEFERRED)")
+        }
+        do {
+            try store.blockingWrite(locking: ["once"]) { c in
+                try c.execute("INSERT INTO once VALUES (1)")
+                try c.execute("INSERT INTO once VALUES (1)")
+            }
+            Issue.record("a duplicate key was committed")
+        } catch StoreError.constraint {
+        } catch {
+            Issue.record("\(error)")
+        }
+        #expect(try store.blockingRead { c in try c.query("SELECT k FROM once", []).count } == 0)
+        // The turn was released: another writer (on the other connection too) takes it at once.
+        let other = try PostgresStore(url: scratch.address, maxConnections: 1, maxRetries: 0, answerTimeout: 20)
+        defer { other.close() }
+        try other.blockingWrite(locking: ["once"]) { c in try c.execute("INSERT INTO once VALUES (2)") }
+        try store.blockingWrite(locking: ["once"]) { c in try c.execute("INSERT INTO once VALUES (3)") }
+        #expect(try store.blockingRead { c in try c.query("SELECT k FROM once ORDER BY k", []).map { try $0.int64("k") } } == [2, 3])
+    }
+
     @Test("reads: one statement runs alone; a body of more runs again on one snapshot, even when it swallowed the refusal; a read never writes")
     func readsOnOneSnapshot() throws {
         guard let scratch = try ScratchStore.make(.postgres, migrate: false) else { return }
