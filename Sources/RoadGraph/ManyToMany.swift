@@ -169,10 +169,11 @@ extension Router {
         /// bucket, and the bucket entry; and per bucket entry, the target seed's edge.
         var meetNode: [Int32] = [], meetEntry: [Int32] = [], entryEdge: [UInt32] = []
 
+        /// Room for `cells` cells, none with a route. The arrays are never shrunk: only the
+        /// first `cells` are read, and `start` and `direct` only where `count` is not 0.
         mutating func reset(cells: Int) {
-            start.removeAll(keepingCapacity: true); start.append(contentsOf: repeatElement(0, count: cells))
-            count.removeAll(keepingCapacity: true); count.append(contentsOf: repeatElement(0, count: cells))
-            direct.removeAll(keepingCapacity: true); direct.append(contentsOf: repeatElement(false, count: cells))
+            count.fillPrefix(cells, with: 0)
+            start.grow(to: cells, with: 0); direct.grow(to: cells, with: false)
             edges.removeAll(keepingCapacity: true); entryEdge.removeAll(keepingCapacity: true)
         }
     }
@@ -191,33 +192,38 @@ extension Router {
     /// in `tablePaths`.
     func localTable(from sources: ArraySlice<Snap>, to targets: ArraySlice<Snap>, limitSeconds: Double, maxLengthDm: UInt32,
                     into best: inout [TableCell]) {
+        // The scratch arrays are passed in place. Why not moved into locals and back, as the
+        // other searches do: a dozen arrays emptied and released every call were 3 % of a
+        // trace's instructions at σ 5 m every 5 s.
+        Self.searchLocally(self, from: sources, to: targets, limitSeconds: limitSeconds, maxLengthDm: maxLengthDm,
+                           front: &forward, lengths: &lengthF, seedList: &targetSeeds, heads: &bucketHead, stamps: &bucketStamp,
+                           entries: &buckets, paths: &tablePaths, into: &best)
+    }
+
+    /// The body of `localTable`, on the router's scratch arrays.
+    private static func searchLocally(_ router: Router, from sources: ArraySlice<Snap>, to targets: ArraySlice<Snap>,
+                                      limitSeconds: Double, maxLengthDm: UInt32, front: inout SearchSide, lengths: inout [UInt32],
+                                      seedList: inout [Seed], heads: inout [Int32], stamps: inout [UInt32],
+                                      entries: inout [BucketEntry], paths: inout TablePaths, into best: inout [TableCell]) {
         let limit = UInt32(min(Double(UInt32.max - 1), max(0, limitSeconds * 1000)))
-        let g = network, n = g.nodeCount
-        var front = SearchSide(nodeCount: 0), lengths: [UInt32] = [], seedList: [Seed] = []
-        var heads: [Int32] = [], stamps: [UInt32] = [], entries: [BucketEntry] = [], paths = TablePaths()
-        swap(&front, &forward); swap(&lengths, &lengthF); swap(&seedList, &targetSeeds)
-        swap(&heads, &bucketHead); swap(&stamps, &bucketStamp); swap(&entries, &buckets); swap(&paths, &tablePaths)
-        defer {
-            swap(&front, &forward); swap(&lengths, &lengthF); swap(&seedList, &targetSeeds)
-            swap(&heads, &bucketHead); swap(&stamps, &bucketStamp); swap(&entries, &buckets); swap(&paths, &tablePaths)
-        }
+        let g = router.network, n = g.nodeCount
         if heads.count != n { heads = .init(repeating: -1, count: n); stamps = .init(repeating: 0, count: n) }
         paths.reset(cells: sources.count * targets.count)
-        var (gen, bucketGen) = takeGenerations(searches: sources.count, bucketStamps: &stamps) {
-            front.resetStamps(); backward.resetStamps()
+        var (gen, bucketGen) = router.takeGenerations(searches: sources.count, bucketStamps: &stamps) {
+            front.resetStamps(); router.backward.resetStamps()
         }
         entries.removeAll(keepingCapacity: true)
 
         // Each target's arriving seeds: from the seed node, the seed's cost and length to it.
         for (j, t) in targets.enumerated() {
             seedList.removeAll(keepingCapacity: true)
-            seeds(of: t, metric: .time, leaving: false, into: &seedList)
+            router.seeds(of: t, metric: .time, leaving: false, into: &seedList)
             for s in seedList {
                 let v = Int(s.node)
                 let head = stamps[v] == bucketGen ? heads[v] : -1
                 stamps[v] = bucketGen; heads[v] = Int32(entries.count)
                 let length = s.edge == RoadNetwork.none ? 0
-                    : Self.partial(share(of: t, leaving: false, along: Int(s.edge)), g.lengthDm[Int(s.edge)])
+                    : Self.partial(router.share(of: t, leaving: false, along: Int(s.edge)), g.lengthDm[Int(s.edge)])
                 entries.append(BucketEntry(target: Int32(j), next: head, cost: s.cost, length: length))
                 paths.entryEdge.append(s.edge)
             }
@@ -229,11 +235,10 @@ extension Router {
         for (i, s) in sources.enumerated() {
             gen += 1
             let row = i * targets.count
-            paths.meetNode.removeAll(keepingCapacity: true); paths.meetNode.append(contentsOf: repeatElement(-1, count: targets.count))
-            paths.meetEntry.removeAll(keepingCapacity: true); paths.meetEntry.append(contentsOf: repeatElement(-1, count: targets.count))
+            paths.meetNode.fillPrefix(targets.count, with: -1); paths.meetEntry.fillPrefix(targets.count, with: -1)
             // The same street, straight ahead: no node on the way.
             for (j, t) in targets.enumerated() where s.piece == t.piece {
-                if let (ms, e) = direct(s, t, metric: .time) {
+                if let (ms, e) = router.direct(s, t, metric: .time) {
                     let dm = Self.partial(abs(t.fraction - s.fraction), g.lengthDm[Int(e)])
                     if dm <= maxLengthDm {
                         best[row + j] = TableCell(ms: ms, dm: dm)
@@ -243,34 +248,45 @@ extension Router {
                 }
             }
             seedList.removeAll(keepingCapacity: true)
-            seeds(of: s, metric: .time, leaving: true, into: &seedList)
-            plant(seedList, in: &front, push: true, gen: gen)
-            plantLengths(seedList, of: s, leaving: true, side: front, into: &lengths)
+            router.seeds(of: s, metric: .time, leaving: true, into: &seedList)
+            router.plant(seedList, in: &front, push: true, gen: gen)
+            router.plantLengths(seedList, of: s, leaving: true, side: front, into: &lengths)
             // The row's worst time so far: once the search passes it, nothing can improve.
             var worst: UInt32 = 0
             for slot in row..<(row + targets.count) { worst = max(worst, best[slot].ms) }
-            while let (d, u) = front.heap.pop() {
-                if d > limit || d >= worst { break }
-                guard d == front.labels[u].dist else { continue }
-                settledCount += 1
-                if stamps[u] == bucketGen {
-                    var k = Int(heads[u])
-                    while k >= 0 {
-                        let b = entries[k], c = plus(d, b.cost), slot = row + Int(b.target), dm = plus(lengths[u], b.length)
-                        if c < best[slot].ms, dm <= maxLengthDm {
-                            best[slot] = TableCell(ms: c, dm: dm)
-                            paths.meetNode[Int(b.target)] = Int32(u); paths.meetEntry[Int(b.target)] = Int32(k)
+            // The labels and lengths through buffers: a write to an array in this loop
+            // otherwise checks its uniqueness each time (a twentieth of a trace's instructions).
+            // Every index is a node of the graph (a head of its edges, checked when the graph
+            // was loaded), below both counts.
+            precondition(front.labels.count == n && lengths.count == n)
+            front.labels.withUnsafeMutableBufferPointer { labels in
+                lengths.withUnsafeMutableBufferPointer { lengths in
+                    while let (d, u) = front.heap.pop() {
+                        if d > limit || d >= worst { break }
+                        guard d == labels[u].dist else { continue }
+                        settledCount += 1
+                        if stamps[u] == bucketGen {
+                            var k = Int(heads[u])
+                            while k >= 0 {
+                                let b = entries[k], c = plus(d, b.cost), slot = row + Int(b.target), dm = plus(lengths[u], b.length)
+                                if c < best[slot].ms, dm <= maxLengthDm {
+                                    best[slot] = TableCell(ms: c, dm: dm)
+                                    paths.meetNode[Int(b.target)] = Int32(u); paths.meetEntry[Int(b.target)] = Int32(k)
+                                }
+                                k = Int(b.next)
+                            }
+                            worst = 0
+                            for slot in row..<(row + targets.count) { worst = max(worst, best[slot].ms) }
                         }
-                        k = Int(b.next)
-                    }
-                    worst = 0
-                    for slot in row..<(row + targets.count) { worst = max(worst, best[slot].ms) }
-                }
-                for e in Int(g.firstOut[u])..<Int(g.firstOut[u + 1]) {
-                    let x = Int(g.head[e]), nd = plus(d, g.timeMs[e]), length = plus(lengths[u], g.lengthDm[e])
-                    if nd <= limit, length <= maxLengthDm, front.improve(x, to: nd, edge: UInt32(e), from: u, gen: gen) {
-                        lengths[x] = length
-                        front.heap.push(nd, x)
+                        for e in Int(g.firstOut[u])..<Int(g.firstOut[u + 1]) {
+                            let x = Int(g.head[e]), nd = plus(d, g.timeMs[e]), length = plus(lengths[u], g.lengthDm[e])
+                            guard nd <= limit, length <= maxLengthDm else { continue }
+                            let old = labels[x]
+                            guard old.stamp != gen || nd < old.dist else { continue }
+                            labels[x] = SearchSide.Label(dist: nd, edge: UInt32(e), node: UInt32(u), stamp: gen)
+                            lengths[x] = length
+                            front.heap.push(nd, x)
+                        }
                     }
                 }
             }
@@ -287,7 +303,7 @@ extension Router {
                 paths.start[row + j] = Int32(first); paths.count[row + j] = Int32(paths.edges.count - first); paths.direct[row + j] = false
             }
         }
-        self.settled = settledCount
+        router.settled = settledCount
         for k in best.indices where best[k].ms > limit { best[k].ms = .max; paths.count[k] = 0 }
     }
 }

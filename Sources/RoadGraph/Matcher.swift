@@ -215,11 +215,11 @@ public final class Matcher {
     func findCandidates(of c: Coordinate, _ settings: MatchSettings) -> Int {
         let sigma = settings.gpsSigmaMetres
         // ½ (d / σ)² ≤ ½ (d₀ / σ)² + slack  ⇔  d² ≤ d₀² + 2 slack σ²: the tree prunes by it.
+        let cosφ = cos(c.latitude * .pi / 180)
         router.nearestPieces(of: c, within: settings.searchRadiusMetres, slack2: 2 * Self.emissionSlack * sigma * sigma,
-                             count: settings.maximumCandidates)
+                             count: settings.maximumCandidates, cosφ: cosφ)
         func cost(_ metres: Double) -> Double { 0.5 * (metres / sigma) * (metres / sigma) }
         guard let nearest = router.hits.first.map({ cost($0.metres) }) else { return 0 }
-        let cosφ = cos(c.latitude * .pi / 180)
         var found = 0
         for hit in router.hits where cost(hit.metres) <= nearest + Self.emissionSlack {
             let snap = router.snap(c, onto: hit, cosφ: cosφ)
@@ -266,8 +266,9 @@ public final class Matcher {
                             if first { edge = e; first = false }
                             if edges.last != e { edges.append(e) }
                         }
+                        var near = Self.Latitude.unset
                         for c in route.geometry where line.last != c {
-                            if let last = line.last { distance += last.distance(to: c) }
+                            if let last = line.last { distance += Self.segmentMetres(last, c, near: &near) }
                             line.append(c)
                         }
                         anchor = next
@@ -370,9 +371,10 @@ public final class Matcher {
         var cost: [Double] = [], parent: [Int] = [], backward: [Bool] = [], pathsKnown = false
         swap(&cost, &stepCost); swap(&parent, &stepParent); swap(&backward, &stepBackward)
         defer { swap(&cost, &stepCost); swap(&parent, &stepParent); swap(&backward, &stepBackward) }
-        cost.removeAll(keepingCapacity: true); cost.append(contentsOf: repeatElement(.infinity, count: targets.count))
-        parent.removeAll(keepingCapacity: true); parent.append(contentsOf: repeatElement(-1, count: targets.count))
-        backward.removeAll(keepingCapacity: true); backward.append(contentsOf: repeatElement(false, count: targets.count))
+        // One slot per pending candidate: the first `targets.count` (the arrays never shrink).
+        cost.fillPrefix(targets.count, with: .infinity); parent.fillPrefix(targets.count, with: -1)
+        backward.fillPrefix(targets.count, with: false)
+        func anyReached() -> Bool { cost[..<targets.count].contains(where: \.isFinite) }
         // The lattice's arrays are read through these copies until the step is decided, and
         // written only after their scope ends (a write while a copy lives would copy them).
         do {
@@ -416,12 +418,12 @@ public final class Matcher {
             } else {
                 weigh(limitSeconds: near / 3, maxLengthDm: UInt32(min(1e9, 1.5 * near * 10)))
             }
-            if near < longest, !cost.contains(where: \.isFinite) { weigh(limitSeconds: longest / 3) }
+            if near < longest, !anyReached() { weigh(limitSeconds: longest / 3) }
             // No route at all: a cab that stood still while its reports jittered across a
             // junction or between streets a few metres apart (a loop round the block is longer
             // than the time allows). Tried only then, so a jump between two carriageways is
             // never preferred to a route.
-            if !cost.contains(where: \.isFinite) {
+            if !anyReached() {
                 for j in 0..<targets.count {
                     let candidate = snaps[targets.lowerBound + j]
                     for k in previous where sourceCost[k].isFinite {
@@ -433,7 +435,7 @@ public final class Matcher {
                 }
             }
         }
-        guard cost.contains(where: \.isFinite) else { return false }
+        guard anyReached() else { return false }
         let paths = router.tablePaths
         for j in 0..<targets.count {
             let t = targets.lowerBound + j
@@ -523,6 +525,28 @@ public final class Matcher {
             }
         }
         return best
+    }
+
+    /// A latitude with its cosine and sine, for measuring segments near it.
+    struct Latitude {
+        var radians = Double.nan, cos = 0.0, sin = 0.0
+        static let unset = Latitude()
+    }
+
+    /// The length of a short segment in metres: on a plane at its middle latitude φ, whose
+    /// cosine is `cos φ₀ − sin φ₀ (φ − φ₀)` for the latitude φ₀ in `near` (set at the first
+    /// segment, and again when the segments have gone 2.5 km north or south of it).
+    ///
+    /// Why: a track's length is the sum of thousands of segments, and haversine's four
+    /// trigonometric calls a segment were a twentieth of a trace's instructions. The plane
+    /// and the cosine's first-order step are each within 1e-7 of the great circle for
+    /// segments under a kilometre within 2.5 km of φ₀.
+    static func segmentMetres(_ a: Coordinate, _ b: Coordinate, near: inout Latitude) -> Double {
+        let r = Double.pi / 180, φ = (a.latitude + b.latitude) * 0.5 * r
+        if !(abs(φ - near.radians) <= 4e-4) { near = Latitude(radians: φ, cos: Foundation.cos(φ), sin: Foundation.sin(φ)) }
+        let cosφ = near.cos - near.sin * (φ - near.radians)
+        let dy = (b.latitude - a.latitude) * r, dx = (b.longitude - a.longitude) * r * cosφ
+        return Earth.meanRadius * (dx * dx + dy * dy).squareRoot()
     }
 
     /// The length of piece `p` in metres (its first edge's; both directions share it).

@@ -132,6 +132,8 @@ public struct SegmentTree: Sendable {
         let mPerDeg = Self.metresPerDegree
         let kxBox = min(cosφ, smallestCosLatitude) * mPerDeg
         let (qy, qx) = (c.latitude, c.longitude)
+        // Nodes fit the stack's Int32s, so the loop below converts without a check.
+        precondition((levelStart.last ?? 0) <= Int(Int32.max))
         boxes.withUnsafeBufferPointer { b in
             guard root > 0 else { leaves(b, 0..<1); return }
             withUnsafeTemporaryAllocation(of: (Double, Int32, Int32).self, capacity: root * Self.fanout + 1) { stack in
@@ -146,16 +148,21 @@ public struct SegmentTree: Sendable {
                     let end = min(first + Self.fanout, levelStart[childLevel + 1] - base)
                     if childLevel == 0 { leaves(b, first..<end); continue }
                     let bottom = top
+                    // The loop every search spends most of its time in: wrapping index
+                    // arithmetic (every index is below `levelStart.last`) and a two-way max
+                    // (the three-way one compiled to branches), the same value either way.
+                    let level32 = Int32(truncatingIfNeeded: childLevel)
                     for child in first..<end {
-                        let o = (base + child) * 4
-                        let dy = max(b[o] - qy, 0, qy - b[o + 2]) * mPerDeg
-                        let dx = max(b[o + 1] - qx, 0, qx - b[o + 3]) * kxBox
+                        let o = (base &+ child) &* 4
+                        // How far outside the box along each axis (0 inside).
+                        let gy = Swift.max(b[o] - qy, qy - b[o &+ 2]), gx = Swift.max(b[o &+ 1] - qx, qx - b[o &+ 3])
+                        let dy = (gy > 0 ? gy : 0) * mPerDeg, dx = (gx > 0 ? gx : 0) * kxBox
                         let d = dx * dx + dy * dy
                         guard d <= bound() else { continue }
                         // Insertion, farthest at the bottom: at most a fanout's worth.
                         var i = top
-                        while i > bottom && stack[i - 1].0 < d { stack[i] = stack[i - 1]; i -= 1 }
-                        stack[i] = (d, Int32(childLevel), Int32(child)); top += 1
+                        while i > bottom && stack[i &- 1].0 < d { stack[i] = stack[i &- 1]; i &-= 1 }
+                        stack[i] = (d, level32, Int32(truncatingIfNeeded: child)); top &+= 1
                     }
                 }
             }
@@ -211,10 +218,12 @@ public struct SegmentTree: Sendable {
     /// Depth first, nearest box first, as ``nearest(to:within:)``: the bound starts at the
     /// limit and shrinks to the nearest distance found plus the slack, so a query near a
     /// road opens the boxes of a few metres around it rather than of the whole limit.
-    public func segments(within limit: Double, slack2: Double, of c: Coordinate, into out: inout [SegmentHit]) {
+    ///
+    /// `cosφ` is `cos(latitude of c)`, passed by a caller that has it already.
+    public func segments(within limit: Double, slack2: Double, of c: Coordinate, cosφ given: Double? = nil, into out: inout [SegmentHit]) {
         guard !segmentPoint.isEmpty, limit >= 0, slack2 >= 0 else { return }
         let first = out.count
-        let cosφ = cos(c.latitude * .pi / 180), kx = cosφ * Self.metresPerDegree, (qy, qx) = (c.latitude, c.longitude)
+        let cosφ = given ?? cos(c.latitude * .pi / 180), kx = cosφ * Self.metresPerDegree, (qy, qx) = (c.latitude, c.longitude)
         let limit2 = limit * limit
         var nearest2 = Double.infinity, bound2 = limit2
         walkNearestFirst(from: c, cosφ: cosφ, bound: { bound2 }) { b, range in

@@ -266,6 +266,36 @@ func length(_ line: [Coordinate]) -> Double {
             }
         }
         #expect(within > 0 && beyond > 0)
+        // A smaller table after the larger ones (its scratch arrays are kept and never
+        // shrink): the same cells, each with its own route, none of the larger's left over.
+        let few = Array(allTargets.suffix(2))
+        var small: [Router.TableCell] = []
+        router.localTable(from: sources[1..<2], to: few[...], limitSeconds: 1e9, maxLengthDm: .max, into: &small)
+        #expect(small.count == few.count)
+        for (j, cell) in small.enumerated() {
+            #expect((cell.ms == .max ? nil : cell.ms) == truths[1][allTargets.count - 2 + j], "small 1 → \(j)")
+            expectPathFollows(router, cell: j, from: sources[1], to: few[j], ms: cell.ms)
+        }
+    }
+
+    @Test("a segment's length on the plane of its latitude is the great circle's within 1e-6, however far north the segments walk")
+    func segmentLengthsMatchTheGreatCircle() {
+        var rng = SeededRandom(seed: 7)
+        for latitude in [0.0, 43.73, 60.17, 70] {
+            var near = Matcher.Latitude.unset, a = Coordinate(unchecked: latitude, 7.42)
+            var planar = 0.0, sphere = 0.0
+            // A walk of 400 segments of up to a kilometre, mostly north: the latitude kept in
+            // `near` is refreshed as it goes.
+            for _ in 0..<400 {
+                let metres = Double(rng.next() % 1000) + 0.01, bearing = Double(rng.next() % 120) - 60
+                let b = a.destination(bearing: bearing, distance: metres)
+                let one = Matcher.segmentMetres(a, b, near: &near), truth = a.distance(to: b)
+                #expect(abs(one - truth) <= 1e-6 * truth + 1e-9, "\(a) → \(b): \(one) against \(truth)")
+                planar += one; sphere += truth
+                a = b
+            }
+            #expect(abs(planar - sphere) <= 1e-7 * sphere, "a walk from \(latitude)°: \(planar) against \(sphere)")
+        }
     }
 
     /// The route `localTable` left for a cell: its edges join head to tail, and driven
