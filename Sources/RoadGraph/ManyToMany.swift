@@ -298,7 +298,9 @@ extension Router {
                 var v = Int(paths.meetNode[j])
                 while front.labels[v].edge & Self.seedBit == 0 { paths.edges.append(front.labels[v].edge); v = Int(front.labels[v].node) }
                 paths.edges[first] = seedList[Int(front.labels[v].edge & ~Self.seedBit)].edge
-                paths.edges[(first + 1)...].reverse()
+                // Reversed in place by index: reversing the slice copied the whole array.
+                var (lo, hi) = (first + 1, paths.edges.count - 1)
+                while lo < hi { paths.edges.swapAt(lo, hi); lo += 1; hi -= 1 }
                 paths.edges.append(paths.entryEdge[Int(paths.meetEntry[j])])
                 paths.start[row + j] = Int32(first); paths.count[row + j] = Int32(paths.edges.count - first); paths.direct[row + j] = false
             }
