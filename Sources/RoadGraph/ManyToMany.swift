@@ -168,6 +168,8 @@ extension Router {
         /// Per target of the row being searched: the node where its best route met its
         /// bucket, and the bucket entry; and per bucket entry, the target seed's edge.
         var meetNode: [Int32] = [], meetEntry: [Int32] = [], entryEdge: [UInt32] = []
+        /// Per target of the row being searched: whether the caller still wants its route.
+        var wanted: [Bool] = []
 
         /// Room for `cells` cells, none with a route. The arrays are never shrunk: only the
         /// first `cells` are read, and `start` and `direct` only where `count` is not 0.
@@ -190,21 +192,31 @@ extension Router {
     /// No route longer than `maxLengthDm` is found: a pair whose fastest route is longer is
     /// found along a slower route within the bound, or not at all. Each route found is left
     /// in `tablePaths`.
+    ///
+    /// A caller that can tell, from the rows done, which targets a source can no longer
+    /// serve better passes `order` (the sources' indices, in the order to search them),
+    /// `wanted` (called before a source's search with one flag per target, all set; it
+    /// clears those the source cannot improve) and `rowDone` (called with the source's final
+    /// cells): a source with no target wanted is not searched, and one search stops once
+    /// its wanted targets are reached. Cells of targets not wanted stay without a route.
     func localTable(from sources: ArraySlice<Snap>, to targets: ArraySlice<Snap>, limitSeconds: Double, maxLengthDm: UInt32,
-                    into best: inout [TableCell]) {
+                    into best: inout [TableCell], order: [Int]? = nil, wanted: (Int, inout [Bool]) -> Void = { _, _ in },
+                    rowDone: (Int, ArraySlice<TableCell>) -> Void = { _, _ in }) {
         // The scratch arrays are passed in place. Why not moved into locals and back, as the
         // other searches do: a dozen arrays emptied and released every call were 3 % of a
         // trace's instructions at σ 5 m every 5 s.
         Self.searchLocally(self, from: sources, to: targets, limitSeconds: limitSeconds, maxLengthDm: maxLengthDm,
                            front: &forward, lengths: &lengthF, seedList: &targetSeeds, heads: &bucketHead, stamps: &bucketStamp,
-                           entries: &buckets, paths: &tablePaths, into: &best)
+                           entries: &buckets, paths: &tablePaths, into: &best, order: order, wanted: wanted, rowDone: rowDone)
     }
 
     /// The body of `localTable`, on the router's scratch arrays.
     private static func searchLocally(_ router: Router, from sources: ArraySlice<Snap>, to targets: ArraySlice<Snap>,
                                       limitSeconds: Double, maxLengthDm: UInt32, front: inout SearchSide, lengths: inout [UInt32],
                                       seedList: inout [Seed], heads: inout [Int32], stamps: inout [UInt32],
-                                      entries: inout [BucketEntry], paths: inout TablePaths, into best: inout [TableCell]) {
+                                      entries: inout [BucketEntry], paths: inout TablePaths, into best: inout [TableCell],
+                                      order: [Int]?, wanted: (Int, inout [Bool]) -> Void,
+                                      rowDone: (Int, ArraySlice<TableCell>) -> Void) {
         let limit = UInt32(min(Double(UInt32.max - 1), max(0, limitSeconds * 1000)))
         let g = router.network, n = g.nodeCount
         if heads.count != n { heads = .init(repeating: -1, count: n); stamps = .init(repeating: 0, count: n) }
@@ -232,12 +244,17 @@ extension Router {
         best.removeAll(keepingCapacity: true)
         best.append(contentsOf: repeatElement(TableCell(ms: .max, dm: 0), count: sources.count * targets.count))
         var settledCount = 0
-        for (i, s) in sources.enumerated() {
+        precondition(order.map { $0.count == sources.count && $0.allSatisfy { (0..<sources.count).contains($0) } } ?? true)
+        for i in order ?? Array(0..<sources.count) {
+            let s = sources[sources.startIndex + i]
             gen += 1
             let row = i * targets.count
+            paths.wanted.fillPrefix(targets.count, with: true)
+            wanted(i, &paths.wanted)
+            if !paths.wanted[..<targets.count].contains(true) { continue }
             paths.meetNode.fillPrefix(targets.count, with: -1); paths.meetEntry.fillPrefix(targets.count, with: -1)
             // The same street, straight ahead: no node on the way.
-            for (j, t) in targets.enumerated() where s.piece == t.piece {
+            for (j, t) in targets.enumerated() where s.piece == t.piece && paths.wanted[j] {
                 if let (ms, e) = router.direct(s, t, metric: .time) {
                     let dm = Self.partial(abs(t.fraction - s.fraction), g.lengthDm[Int(e)])
                     if dm <= maxLengthDm {
@@ -251,9 +268,10 @@ extension Router {
             router.seeds(of: s, metric: .time, leaving: true, into: &seedList)
             router.plant(seedList, in: &front, push: true, gen: gen)
             router.plantLengths(seedList, of: s, leaving: true, side: front, into: &lengths)
-            // The row's worst time so far: once the search passes it, nothing can improve.
+            // The row's worst time so far among the wanted targets: once the search passes it,
+            // nothing wanted can improve.
             var worst: UInt32 = 0
-            for slot in row..<(row + targets.count) { worst = max(worst, best[slot].ms) }
+            for j in 0..<targets.count where paths.wanted[j] { worst = max(worst, best[row + j].ms) }
             // The labels and lengths through buffers: a write to an array in this loop
             // otherwise checks its uniqueness each time (a twentieth of a trace's instructions).
             // Every index is a node of the graph (a head of its edges, checked when the graph
@@ -276,7 +294,7 @@ extension Router {
                                 k = Int(b.next)
                             }
                             worst = 0
-                            for slot in row..<(row + targets.count) { worst = max(worst, best[slot].ms) }
+                            for j in 0..<targets.count where paths.wanted[j] { worst = max(worst, best[row + j].ms) }
                         }
                         for e in Int(g.firstOut[u])..<Int(g.firstOut[u + 1]) {
                             let x = Int(g.head[e]), nd = plus(d, g.timeMs[e]), length = plus(lengths[u], g.lengthDm[e])
@@ -304,8 +322,13 @@ extension Router {
                 paths.edges.append(paths.entryEdge[Int(paths.meetEntry[j])])
                 paths.start[row + j] = Int32(first); paths.count[row + j] = Int32(paths.edges.count - first); paths.direct[row + j] = false
             }
+            // Beyond the limit, or not wanted (the search may have stopped before its best
+            // route): no route.
+            for j in 0..<targets.count where best[row + j].ms > limit || !paths.wanted[j] {
+                best[row + j].ms = .max; paths.count[row + j] = 0
+            }
+            rowDone(i, best[row..<(row + targets.count)])
         }
         router.settled = settledCount
-        for k in best.indices where best[k].ms > limit { best[k].ms = .max; paths.count[k] = 0 }
     }
 }

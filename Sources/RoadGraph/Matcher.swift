@@ -137,6 +137,8 @@ public final class Matcher {
     @exclusivity(unchecked) var lattice = Lattice()
     /// One step's cheapest transitions, per candidate of the report weighed.
     @exclusivity(unchecked) var stepCost: [Double] = [], stepParent: [Int] = [], stepBackward: [Bool] = []
+    /// One step's sources, cheapest first.
+    @exclusivity(unchecked) var sourceOrder: [Int] = []
 
     /// The Viterbi lattice of one piece of track: every weighed report's candidates, the
     /// cheapest cost of reaching each, and the candidate of the previous layer it came from,
@@ -366,15 +368,14 @@ public final class Matcher {
         }
         // How far back along one street a report may seem to go and still be noise.
         let backTolerance = max(10, 2 * settings.gpsSigmaMetres)
-        // Locals, moved out of the matcher and back: the loops below then touch plain
-        // arrays, not a class's storage checked on every access.
-        var cost: [Double] = [], parent: [Int] = [], backward: [Bool] = [], pathsKnown = false
-        swap(&cost, &stepCost); swap(&parent, &stepParent); swap(&backward, &stepBackward)
-        defer { swap(&cost, &stepCost); swap(&parent, &stepParent); swap(&backward, &stepBackward) }
-        // One slot per pending candidate: the first `targets.count` (the arrays never shrink).
-        cost.fillPrefix(targets.count, with: .infinity); parent.fillPrefix(targets.count, with: -1)
-        backward.fillPrefix(targets.count, with: false)
-        func anyReached() -> Bool { cost[..<targets.count].contains(where: \.isFinite) }
+        // The step's transitions, one slot per pending candidate: the first `targets.count`
+        // of the matcher's arrays (which never shrink). Used in place, not moved into locals:
+        // the closures that weigh each source as its search ends would box locals and check
+        // every access to them.
+        var pathsKnown = false
+        stepCost.fillPrefix(targets.count, with: .infinity); stepParent.fillPrefix(targets.count, with: -1)
+        stepBackward.fillPrefix(targets.count, with: false)
+        func anyReached() -> Bool { stepCost[..<targets.count].contains(where: \.isFinite) }
         // The lattice's arrays are read through these copies until the step is decided, and
         // written only after their scope ends (a write while a copy lives would copy them).
         do {
@@ -383,15 +384,33 @@ public final class Matcher {
             /// within `limitSeconds`, in one many-to-many.
             func weigh(limitSeconds: Double, maxLengthDm: UInt32 = .max, local: Bool = false) {
                 pathsKnown = local  // only the plain search leaves its routes
+                func weighRows(_ rows: Range<Int>, _ cells: ArraySlice<Router.TableCell>) {
+                    transitions(rows: rows, cells: cells, to: targets, snaps: snaps, sourceCost: sourceCost, straight: straight,
+                                longest: longest, backTolerance: backTolerance, beta: settings.betaMetres,
+                                cost: &stepCost, parent: &stepParent, backward: &stepBackward)
+                }
                 if !local {
                     router.table(from: snaps[previous], to: snaps[targets], limitSeconds: limitSeconds, maxLengthDm: maxLengthDm, into: &routes)
-                } else {
-                    router.localTable(from: snaps[previous], to: snaps[targets], limitSeconds: limitSeconds, maxLengthDm: maxLengthDm,
-                                      into: &routes)
+                    weighRows(previous, routes[...])
+                    return
                 }
-                transitions(from: previous, to: targets, snaps: snaps, sourceCost: sourceCost, routes: routes, straight: straight,
-                            longest: longest, backTolerance: backTolerance, beta: settings.betaMetres,
-                            cost: &cost, parent: &parent, backward: &backward)
+                // The sources cheapest first, each weighed as soon as its search is done: a
+                // transition costs nothing at best, so a source that costs more already than
+                // a target's cheapest transition so far cannot improve it, and its search
+                // leaves that target out (or is not run at all). The same choices as weighing
+                // every pair: ties go to the lower source either way.
+                var order: [Int] = []
+                swap(&order, &sourceOrder)
+                defer { swap(&order, &sourceOrder) }
+                order.removeAll(keepingCapacity: true); order.append(contentsOf: 0..<previous.count)
+                order.sort { (sourceCost[previous.lowerBound + $0], $0) < (sourceCost[previous.lowerBound + $1], $1) }
+                router.localTable(from: snaps[previous], to: snaps[targets], limitSeconds: limitSeconds, maxLengthDm: maxLengthDm,
+                                  into: &routes, order: order, wanted: { i, wanted in
+                                      let c = sourceCost[previous.lowerBound + i]
+                                      for j in 0..<targets.count { wanted[j] = c.isFinite && c <= stepCost[j] }
+                                  }, rowDone: { i, cells in
+                                      weighRows((previous.lowerBound + i)..<(previous.lowerBound + i + 1), cells)
+                                  })
             }
             // How far the searches go. On the network's speeds no street is slower than 3 m/s
             // (11 km/h): a route of m metres takes at most m / 3 seconds. They first go only as
@@ -430,7 +449,7 @@ public final class Matcher {
                         let apart = snaps[k].coordinate.distance(to: candidate.coordinate)
                         guard apart <= backTolerance else { continue }
                         let c = sourceCost[k] + abs(apart - straight) / settings.betaMetres
-                        if c < cost[j] { cost[j] = c; parent[j] = k; backward[j] = true }
+                        if c < stepCost[j] { stepCost[j] = c; stepParent[j] = k; stepBackward[j] = true }
                     }
                 }
             }
@@ -439,9 +458,9 @@ public final class Matcher {
         let paths = router.tablePaths
         for j in 0..<targets.count {
             let t = targets.lowerBound + j
-            lattice.cost[t] += cost[j]; lattice.parent[t] = parent[j]; lattice.backward[t] = backward[j]
-            guard pathsKnown, parent[j] >= 0, !backward[j] else { continue }
-            let cell = (parent[j] - previous.lowerBound) * targets.count + j, count = Int(paths.count[cell])
+            lattice.cost[t] += stepCost[j]; lattice.parent[t] = stepParent[j]; lattice.backward[t] = stepBackward[j]
+            guard pathsKnown, stepParent[j] >= 0, !stepBackward[j] else { continue }
+            let cell = (stepParent[j] - previous.lowerBound) * targets.count + j, count = Int(paths.count[cell])
             guard count > 0 else { continue }
             let start = Int(paths.start[cell])
             lattice.pathStart[t] = lattice.pathEdges.count; lattice.pathCount[t] = count; lattice.pathDirect[t] = paths.direct[cell]
@@ -450,19 +469,21 @@ public final class Matcher {
         return true
     }
 
-    /// Every target's cheapest transition from a source of the layer before over `routes`
-    /// (row by source, column by target): cost, parent (global index), and whether the
-    /// step went a little backwards along one street instead.
+    /// Every target's cheapest transition from the sources `rows` of the layer before over
+    /// `cells` (row by source, column by target), kept where cheaper than what `cost`
+    /// holds: cost, parent (global index), and whether the step went a little backwards
+    /// along one street instead. Of equal costs the lower source wins, so rows weighed in
+    /// any order choose as rows weighed in order.
     ///
     /// A method with its arrays passed inout, not a closure: writes to captured arrays
     /// are checked for uniqueness one by one.
-    func transitions(from previous: Range<Int>, to targets: Range<Int>, snaps: [Snap], sourceCost: [Double],
-                     routes: [Router.TableCell], straight: Double, longest: Double, backTolerance: Double, beta: Double,
+    func transitions(rows: Range<Int>, cells: ArraySlice<Router.TableCell>, to targets: Range<Int>, snaps: [Snap], sourceCost: [Double],
+                     straight: Double, longest: Double, backTolerance: Double, beta: Double,
                      cost: inout [Double], parent: inout [Int], backward: inout [Bool]) {
         for j in 0..<targets.count {
             let candidate = snaps[targets.lowerBound + j], candidateMetres = pieceMetres(candidate.piece)
-            for k in previous where sourceCost[k].isFinite {
-                let route = routes[(k - previous.lowerBound) * targets.count + j], routeMetres = Double(route.dm) / 10
+            for k in rows where sourceCost[k].isFinite {
+                let route = cells[cells.startIndex + (k - rows.lowerBound) * targets.count + j], routeMetres = Double(route.dm) / 10
                 var metres = route.ms != .max && routeMetres <= longest ? routeMetres : nil
                 var back = false
                 // On the same street a little behind: the route would loop round the block;
@@ -474,7 +495,7 @@ public final class Matcher {
                 }
                 guard let metres else { continue }
                 let c = sourceCost[k] + abs(metres - straight) / beta
-                if c < cost[j] { cost[j] = c; parent[j] = k; backward[j] = back }
+                if c < cost[j] || (c == cost[j] && k < parent[j]) { cost[j] = c; parent[j] = k; backward[j] = back }
             }
         }
     }

@@ -278,6 +278,38 @@ func length(_ line: [Coordinate]) -> Double {
         }
     }
 
+    @Test("the plain many-to-many searched in a given order, leaving out targets a source cannot serve: the wanted cells exact, the rest without a route",
+          .enabled(if: SharedData.isAvailable, SharedData.skipMessage))
+    func localTableWithPruning() throws {
+        let g = try importReal("monaco/monaco.osm.pbf")
+        let router = Router(network: g)
+        let pairs = g.randomPairs(6, seed: 33)
+        let sources = try pairs.map { try router.snap($0.0) }, targets = try pairs.map { try router.snap($0.1) }
+        var full: [Router.TableCell] = []
+        router.localTable(from: sources[...], to: targets[...], limitSeconds: 1e9, maxLengthDm: .max, into: &full)
+        #expect(full.contains { $0.ms != .max })
+        // Rows backwards; row 1 wants every other target, row 3 none (not searched).
+        func wants(_ i: Int, _ j: Int) -> Bool { i == 3 ? false : i == 1 ? j.isMultiple(of: 2) : true }
+        var pruned: [Router.TableCell] = [], done: [Int] = []
+        router.localTable(from: sources[...], to: targets[...], limitSeconds: 1e9, maxLengthDm: .max, into: &pruned,
+                          order: Array(sources.indices.reversed()),
+                          wanted: { i, wanted in for j in targets.indices { wanted[j] = wants(i, j) } },
+                          rowDone: { i, cells in
+                              done.append(i)
+                              #expect(cells.count == targets.count)
+                              for (j, cell) in zip(targets.indices, cells) {
+                                  #expect(cell.ms == (wants(i, j) ? full[i * targets.count + j].ms : .max), "row \(i), target \(j)")
+                              }
+                          })
+        #expect(done == [5, 4, 2, 1, 0], "rows in the order given, row 3 skipped")
+        for i in sources.indices {
+            for j in targets.indices {
+                #expect(pruned[i * targets.count + j].ms == (wants(i, j) ? full[i * targets.count + j].ms : .max))
+                if wants(i, j) { expectPathFollows(router, cell: i * targets.count + j, from: sources[i], to: targets[j], ms: pruned[i * targets.count + j].ms) }
+            }
+        }
+    }
+
     @Test("a segment's length on the plane of its latitude is the great circle's within 1e-6, however far north the segments walk")
     func segmentLengthsMatchTheGreatCircle() {
         var rng = SeededRandom(seed: 7)
