@@ -395,10 +395,10 @@ public final class Matcher {
                     return
                 }
                 // The sources cheapest first, each weighed as soon as its search is done: a
-                // transition costs nothing at best, so a source that costs more already than
-                // a target's cheapest transition so far cannot improve it, and its search
-                // leaves that target out (or is not run at all). The same choices as weighing
-                // every pair: ties go to the lower source either way.
+                // transition costs nothing at best, so a source whose own cost already exceeds
+                // a target's cheapest total so far cannot improve it, and its search leaves
+                // that target out (or is not run at all). The same choices as weighing every
+                // pair: ties go to the lower source either way.
                 var order: [Int] = []
                 swap(&order, &sourceOrder)
                 defer { swap(&order, &sourceOrder) }
