@@ -219,7 +219,7 @@ public final class Matcher {
         // ½ (d / σ)² ≤ ½ (d₀ / σ)² + slack  ⇔  d² ≤ d₀² + 2 slack σ²: the tree prunes by it.
         let cosφ = cos(c.latitude * .pi / 180)
         router.nearestPieces(of: c, within: settings.searchRadiusMetres, slack2: 2 * Self.emissionSlack * sigma * sigma,
-                             count: settings.maximumCandidates, cosφ: cosφ)
+                             count: settings.maximumCandidates)
         func cost(_ metres: Double) -> Double { 0.5 * (metres / sigma) * (metres / sigma) }
         guard let nearest = router.hits.first.map({ cost($0.metres) }) else { return 0 }
         var found = 0

@@ -30,13 +30,13 @@ extension Router {
     /// per call) leaves a dozen to sort.
     ///
     /// With `slack2`, only segments whose squared distance exceeds the nearest's by at most
-    /// that many square metres. `cosφ` is `cos(latitude of c)`, when the caller has it.
-    func nearestPieces(of c: Coordinate, within limit: Double, slack2: Double = .infinity, count: Int, cosφ: Double? = nil) {
+    /// that many square metres.
+    func nearestPieces(of c: Coordinate, within limit: Double, slack2: Double = .infinity, count: Int) {
         var found: [SegmentHit] = [], slots: [Int32] = [], stamps: [UInt32] = []
         swap(&found, &hits); swap(&slots, &pieceSlot); swap(&stamps, &pieceStamp)
         defer { swap(&found, &hits); swap(&slots, &pieceSlot); swap(&stamps, &pieceStamp) }
         found.removeAll(keepingCapacity: true)
-        if slack2.isFinite { network.segments.segments(within: limit, slack2: slack2, of: c, cosφ: cosφ, into: &found) }
+        if slack2.isFinite { network.segments.segments(within: limit, slack2: slack2, of: c, into: &found) }
         else { network.segments.segments(within: limit, of: c, into: &found) }
         let pieces = network.pieceCount
         if slots.count != pieces { slots = .init(repeating: 0, count: pieces); stamps = .init(repeating: 0, count: pieces) }

@@ -218,12 +218,10 @@ public struct SegmentTree: Sendable {
     /// Depth first, nearest box first, as ``nearest(to:within:)``: the bound starts at the
     /// limit and shrinks to the nearest distance found plus the slack, so a query near a
     /// road opens the boxes of a few metres around it rather than of the whole limit.
-    ///
-    /// `cosφ` is `cos(latitude of c)`, passed by a caller that has it already.
-    public func segments(within limit: Double, slack2: Double, of c: Coordinate, cosφ given: Double? = nil, into out: inout [SegmentHit]) {
+    public func segments(within limit: Double, slack2: Double, of c: Coordinate, into out: inout [SegmentHit]) {
         guard !segmentPoint.isEmpty, limit >= 0, slack2 >= 0 else { return }
         let first = out.count
-        let cosφ = given ?? cos(c.latitude * .pi / 180), kx = cosφ * Self.metresPerDegree, (qy, qx) = (c.latitude, c.longitude)
+        let cosφ = cos(c.latitude * .pi / 180), kx = cosφ * Self.metresPerDegree, (qy, qx) = (c.latitude, c.longitude)
         let limit2 = limit * limit
         var nearest2 = Double.infinity, bound2 = limit2
         walkNearestFirst(from: c, cosφ: cosφ, bound: { bound2 }) { b, range in
