@@ -37,12 +37,18 @@ package struct BinaryFile: Sendable {
     /// (`writeAtomically(parts:to:)`) makes the same file as `wrap` without a second copy
     /// of a payload that may be hundreds of megabytes.
     package func header(for payload: [UInt8]) -> [UInt8] {
+        header(length: payload.count, checksum: Self.checksum(payload))
+    }
+
+    /// The header of a payload of `length` bytes with `checksum`, for a payload written in
+    /// pieces (`BinaryWriter(keepingArraysOver:)`).
+    package func header(length: Int, checksum: UInt64) -> [UInt8] {
         var out = magic
         out.reserveCapacity(Self.headerSize)
         out.append(littleEndian: version)
         out.append(littleEndian: UInt32(0))
-        out.append(littleEndian: UInt64(payload.count))
-        out.append(littleEndian: Self.checksum(payload))
+        out.append(littleEndian: UInt64(length))
+        out.append(littleEndian: checksum)
         return out
     }
 
@@ -97,6 +103,17 @@ package struct BinaryFile: Sendable {
 
     /// The write of several parts through `io`.
     package static func writeAtomically(parts: [[UInt8]], to path: String, io: FileSystemCalls) throws(BinaryFormatError) {
+        try writeAtomically(to: path, io: io) { write in
+            for bytes in parts where !bytes.isEmpty {
+                guard bytes.withUnsafeBytes(write) else { return }
+            }
+        }
+    }
+
+    /// The same durable write of whatever `produce` hands its `write` function, piece by
+    /// piece: `write` returns false once a write has failed, and `produce` should then stop.
+    package static func writeAtomically(to path: String, io: FileSystemCalls = .system,
+                                        produce: (_ write: (UnsafeRawBufferPointer) -> Bool) -> Void) throws(BinaryFormatError) {
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
         let temporary = folder + "/." + url.lastPathComponent + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
@@ -106,12 +123,13 @@ package struct BinaryFile: Sendable {
             throw BinaryFormatError("cannot write: \(why)")
         }
         var failure: String?
-        for bytes in parts where !bytes.isEmpty {
+        produce { raw in
             var written = 0
-            while written < bytes.count, failure == nil {
-                let n = bytes.withUnsafeBytes { raw in io.write(fd, raw.baseAddress! + written, raw.count - written) }
+            while written < raw.count, failure == nil, let base = raw.baseAddress {
+                let n = io.write(fd, base + written, raw.count - written)
                 if n < 0 { if errno != EINTR { failure = io.lastError("writing") } } else if n == 0 { failure = "writing: no progress" } else { written += n }
             }
+            return failure == nil
         }
         if failure == nil, io.fsync(fd) != 0 { failure = io.lastError("flushing to disk") }
         if io.close(fd) != 0, failure == nil { failure = io.lastError("closing") }
@@ -135,20 +153,47 @@ package struct BinaryFile: Sendable {
 
     /// A 64-bit checksum, eight bytes at a time (multiply–xorshift mixing).
     package static func checksum(_ bytes: [UInt8]) -> UInt64 {
-        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
-        bytes.withUnsafeBytes { raw in
-            let words = raw.count / 8
-            for k in 0..<words {
-                let w = raw.loadUnaligned(fromByteOffset: k * 8, as: UInt64.self)
-                h = (h ^ w) &* 0xFF51_AFD7_ED55_8CCD
-                h ^= h >> 32
-            }
-            for k in (words * 8)..<raw.count {
-                h = (h ^ UInt64(raw[k])) &* 0xC4CE_B9FE_1A85_EC53
-            }
+        var sum = Checksum(length: bytes.count)
+        bytes.withUnsafeBytes { sum.add($0) }
+        return sum.value
+    }
+
+    /// `checksum` of a payload fed in pieces of any sizes: the same value as of the pieces
+    /// joined, with the payload's whole length given first (it seeds the sum).
+    package struct Checksum {
+        private var h: UInt64
+        /// Bytes of a word not yet complete, little-endian, and how many there are.
+        private var pending: UInt64 = 0, pendingCount = 0
+
+        package init(length: Int) { h = 0x9E37_79B9_7F4A_7C15 ^ UInt64(length) }
+
+        private mutating func mix(word w: UInt64) {
+            h = (h ^ w) &* 0xFF51_AFD7_ED55_8CCD
+            h ^= h >> 32
         }
-        h ^= h >> 33
-        return h
+
+        /// Adds the next piece.
+        package mutating func add(_ raw: UnsafeRawBufferPointer) {
+            var k = 0
+            while pendingCount > 0, pendingCount < 8, k < raw.count {
+                pending |= UInt64(raw[k]) << (8 * pendingCount); pendingCount += 1; k += 1
+                if pendingCount == 8 { mix(word: pending); pending = 0; pendingCount = 0 }
+            }
+            while k + 8 <= raw.count {
+                mix(word: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: k, as: UInt64.self)))
+                k += 8
+            }
+            while k < raw.count { pending |= UInt64(raw[k]) << (8 * pendingCount); pendingCount += 1; k += 1 }
+        }
+
+        /// The checksum, once every piece is added: the last bytes that make no whole word
+        /// are mixed one by one.
+        package var value: UInt64 {
+            var h = h
+            for i in 0..<pendingCount { h = (h ^ (pending >> (8 * i) & 0xFF)) &* 0xC4CE_B9FE_1A85_EC53 }
+            h ^= h >> 33
+            return h
+        }
     }
 }
 
@@ -187,14 +232,48 @@ package struct BinaryWriter {
     package var bytes: [UInt8] = []
     /// Every field appended so far, in order.
     package private(set) var fields: [Field] = []
+    /// Arrays kept by reference (`keepingArraysOver`): each follows `bytes[..<offset]`
+    /// and the arrays before it.
+    private var kept: [(offset: Int, count: Int, bytes: (_ body: (UnsafeRawBufferPointer) -> Bool) -> Bool)] = []
+    /// Arrays of more bytes than this are kept by reference, not copied (`Int.max`: none).
+    private var keepOver = Int.max
     package init() {}
+
+    /// A writer that keeps each array of more than `size` bytes by reference instead of
+    /// copying it: the payload is then written out piece by piece (`forEachPiece`) and
+    /// never held whole. Why: a metropolitan graph's payload is hundreds of megabytes, all
+    /// of it already in memory as the network's arrays. `bytes` then holds only the rest,
+    /// and `fields` is empty.
+    package init(keepingArraysOver size: Int) { keepOver = size }
+
+    /// The payload's length in bytes.
+    package var count: Int { bytes.count + kept.reduce(0) { $0 + $1.count } }
+
+    /// Hands the payload to `body` piece by piece, in order, until `body` returns false;
+    /// whether every piece was handed over.
+    @discardableResult
+    package func forEachPiece(_ body: (UnsafeRawBufferPointer) -> Bool) -> Bool {
+        var start = 0
+        for piece in kept {
+            guard bytes[start..<piece.offset].withUnsafeBytes(body), piece.bytes(body) else { return false }
+            start = piece.offset
+        }
+        return bytes[start...].withUnsafeBytes(body)
+    }
+
+    /// The checksum of the whole payload (`BinaryFile.checksum`).
+    package var checksum: UInt64 {
+        var sum = BinaryFile.Checksum(length: count)
+        forEachPiece { sum.add($0); return true }
+        return sum.value
+    }
 
     /// A writer with room for `capacity` bytes, so a large payload is not copied each time
     /// its buffer grows (pages reserved but never written cost no memory).
     package init(reservingCapacity capacity: Int) { bytes.reserveCapacity(capacity) }
 
     package mutating func int(_ v: Int) {
-        fields.append(Field(offset: bytes.count, kind: .count))
+        if keepOver == .max { fields.append(Field(offset: bytes.count, kind: .count)) }
         bytes.append(littleEndian: UInt64(v))
     }
 
@@ -202,7 +281,12 @@ package struct BinaryWriter {
     /// which is every machine Swift runs Wayfare on).
     package mutating func array<T: BitwiseCopyable>(_ a: [T]) {
         int(a.count)
-        if !a.isEmpty {
+        let size = a.count * MemoryLayout<T>.stride
+        if size > keepOver {
+            kept.append((bytes.count, size, { body in a.withUnsafeBytes(body) }))
+            return
+        }
+        if keepOver == .max, !a.isEmpty {
             fields.append(Field(offset: bytes.count,
                                 kind: .elements(size: MemoryLayout<T>.stride, count: a.count, isFloat: T.self is any BinaryFloatingPoint.Type)))
         }

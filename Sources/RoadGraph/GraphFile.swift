@@ -22,6 +22,11 @@ public enum GraphFile {
     /// The payload before it is wrapped, with the layout of its fields (for the fuzz tests).
     package static func payload(_ g: RoadNetwork) -> BinaryWriter {
         var w = BinaryWriter(reservingCapacity: g.memoryBytes + 4096)  // more than the payload needs
+        write(g, to: &w)
+        return w
+    }
+
+    private static func write(_ g: RoadNetwork, to w: inout BinaryWriter) {
         w.array(g.latE7); w.array(g.lonE7)
         w.array(g.firstOut); w.array(g.head); w.array(g.tail); w.array(g.lengthDm); w.array(g.timeMs); w.array(g.edgePiece)
         w.array(g.firstIn); w.array(g.inEdge)
@@ -36,7 +41,6 @@ public enum GraphFile {
             w.array(h.upFirst); w.array(h.up); w.array(h.downFirst); w.array(h.down)
             w.array(h.shortcutFirst); w.array(h.shortcutSecond)
         }
-        return w
     }
 
     /// Reads a network back; a foreign, truncated, corrupt or other-version file is a
@@ -88,9 +92,17 @@ public enum GraphFile {
 
     /// Writes a graph file atomically: a temporary file in the same folder, then a rename.
     public static func write(_ g: RoadNetwork, to path: String) throws(GraphError) {
-        // The header and the payload as two parts: no third copy of a large graph in memory.
-        let payload = payload(g).bytes
-        do { try BinaryFile.writeAtomically(parts: [container.header(for: payload), payload], to: path) } catch { throw GraphError("\(path): \(error.reason)") }
+        // The network's own arrays are written from where they lie: no copy of a large graph
+        // in memory (at a million nodes the payload is 640 MB).
+        var w = BinaryWriter(keepingArraysOver: 1 << 16)
+        write(g, to: &w)
+        let header = container.header(length: w.count, checksum: w.checksum)
+        do {
+            try BinaryFile.writeAtomically(to: path) { write in
+                guard header.withUnsafeBytes(write) else { return }
+                w.forEachPiece(write)
+            }
+        } catch { throw GraphError("\(path): \(error.reason)") }
     }
 }
 

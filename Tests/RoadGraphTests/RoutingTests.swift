@@ -3,6 +3,7 @@ import Testing
 import Workloads
 import Geodesy
 import OSM
+import BinaryFile
 import TestSupport
 @testable import RoadGraph
 
@@ -367,6 +368,9 @@ func length(_ line: [Coordinate]) -> Double {
         let folder = TemporaryFolder()
         let path = folder.path("monaco.wfg")
         try GraphFile.write(g, to: path)
+        // Written piece by piece from the network's own arrays, the file is byte for byte
+        // the encoding made whole in memory.
+        #expect(try BinaryFile.readBytes(path: path) == GraphFile.encode(g))
         let h = try GraphFile.read(path: path)
         #expect(h.nodeCount == g.nodeCount && h.edgeCount == g.edgeCount && h.names == g.names)
         let r1 = Router(network: g), r2 = Router(network: h)
