@@ -57,7 +57,7 @@ struct ContractionHierarchy: Sendable {
     init(nodeCount n: Int, tail: [UInt32], head: [UInt32], weight: [UInt32],
          workers: Int = ProcessInfo.processInfo.activeProcessorCount >= 2 ? 2 : 1, progress: ((Double) -> Void)? = nil) {
         originalEdgeCount = head.count
-        var c = Contractor(nodeCount: n, workers: workers)
+        var c = Contractor(nodeCount: n, tail: tail, head: head, workers: workers)
         for e in head.indices where tail[e] != head[e] {
             c.addArc(from: Int(tail[e]), to: Int(head[e]), weight: weight[e], edge: UInt32(e))
         }
@@ -65,20 +65,9 @@ struct ContractionHierarchy: Sendable {
         c.run(progress: progress)
         c.helper?.stop()
         splitContractions = c.splitContractions
-        // Each list is released as soon as it is copied, so the arcs are never held twice.
-        func flatten(_ lists: inout [[HierarchyArc]]) -> ([UInt32], [HierarchyArc]) {
-            var first: [UInt32] = [0], arcs: [HierarchyArc] = []
-            first.reserveCapacity(lists.count + 1)
-            arcs.reserveCapacity(lists.reduce(0) { $0 + $1.count })
-            for v in lists.indices {
-                arcs += lists[v]; lists[v] = []
-                first.append(UInt32(arcs.count))
-            }
-            lists = []
-            return (first, arcs)
-        }
-        (upFirst, up) = flatten(&c.upward)
-        (downFirst, down) = flatten(&c.downward)
+        c.releaseWorkingState()
+        (upFirst, up) = c.upward.nodeOrder()
+        (downFirst, down) = c.downward.nodeOrder()
         shortcutFirst = c.shortcutFirst
         shortcutSecond = c.shortcutSecond
     }
@@ -131,7 +120,18 @@ private struct ArcLists {
     /// Arcs in slots still in use (their capacity).
     var used = 0
 
-    init(nodeCount n: Int) { slots = .init(repeating: Slot(), count: n) }
+    /// Lays out a slot per node with room for exactly `degree[v]` arcs, so that building the
+    /// graph moves no slot and leaves no gap.
+    init(degrees: [Int32]) {
+        slots = .init(repeating: Slot(), count: degrees.count)
+        var next = 0
+        for v in degrees.indices {
+            slots[v] = Slot(first: next, count: 0, capacity: degrees[v])
+            next += Int(degrees[v])
+        }
+        arcs = .init(repeating: HierarchyArc(node: 0, weight: 0, edge: 0), count: next)
+        used = next
+    }
 
     func count(_ v: Int) -> Int { Int(slots[v].count) }
 
@@ -148,8 +148,14 @@ private struct ArcLists {
 
     mutating func append(_ arc: HierarchyArc, to v: Int) {
         if slots[v].count == slots[v].capacity {
-            if arcs.count > 4096, arcs.count > 2 * used { compact() }
-            let old = slots[v], size = max(4, 2 * Int(old.capacity)), start = arcs.count
+            let old = slots[v], size = max(4, 2 * Int(old.capacity))
+            // Room runs out: compact when a fifth of the array is left behind, else grow
+            // by half. Why not let the array double: at a million nodes each list holds
+            // tens of millions of arcs, and doubling left half of it unused.
+            if arcs.count + size > arcs.capacity {
+                if arcs.count - used >= arcs.count / 5 { compact(reserving: size) } else { arcs.reserveCapacity(arcs.count + arcs.count / 2 + size) }
+            }
+            let start = arcs.count
             // One by one: appending a slice of the array to itself would copy the whole array.
             for k in range(v) { arcs.append(arcs[k]) }
             arcs.append(contentsOf: repeatElement(HierarchyArc(node: 0, weight: 0, edge: 0), count: size - Int(old.count)))
@@ -172,10 +178,11 @@ private struct ArcLists {
         used -= Int(slots[v].capacity); slots[v] = Slot()
     }
 
-    /// Moves every slot in use to the front, in node order.
-    mutating func compact() {
+    /// Moves every slot in use to the front, in node order, with room for `extra` more
+    /// arcs and a quarter of those in use.
+    mutating func compact(reserving extra: Int) {
         var packed: [HierarchyArc] = []
-        packed.reserveCapacity(used * 3 / 2)
+        packed.reserveCapacity(used + used / 4 + extra)
         for v in slots.indices where slots[v].capacity > 0 {
             let start = packed.count
             packed.append(contentsOf: arcs[range(v)])
@@ -183,6 +190,48 @@ private struct ArcLists {
             slots[v].first = start
         }
         arcs = packed
+    }
+}
+
+/// The arcs kept for the hierarchy, each node's appended in one block when it is contracted:
+/// one array, not one per node. Why: a million small arrays each carry a header and an
+/// allocation of their own (a tenth of the import's peak at a million nodes), and freeing
+/// them does not give the memory back to the system for the arrays that follow.
+private struct KeptArcs {
+    var arcs: [HierarchyArc] = []
+    /// Where each node's block starts in `arcs`, and its length.
+    var start: [UInt32], count: [UInt32]
+
+    init(nodeCount n: Int) { start = .init(repeating: 0, count: n); count = start }
+
+    /// Keeps `v`'s arcs `list[range]`.
+    mutating func keep(_ v: Int, _ list: [HierarchyArc], _ range: Range<Int>) {
+        start[v] = UInt32(arcs.count); count[v] = UInt32(range.count)
+        arcs.append(contentsOf: list[range])
+    }
+
+    /// The arcs of node v.
+    func arcs(of v: Int) -> ArraySlice<HierarchyArc> {
+        arcs[Int(start[v])..<(Int(start[v]) + Int(count[v]))]
+    }
+
+    /// The arcs as CSR arrays in node order; the blocks are released as they are read.
+    mutating func nodeOrder() -> ([UInt32], [HierarchyArc]) {
+        var first = [UInt32](repeating: 0, count: count.count + 1)
+        for v in count.indices { first[v + 1] = first[v] + count[v] }
+        let total = Int(first[count.count])
+        let sorted = [HierarchyArc](unsafeUninitializedCapacity: total) { buffer, initialized in
+            arcs.withUnsafeBufferPointer { from in
+                for v in count.indices where count[v] > 0 {
+                    let a = Int(start[v])
+                    _ = UnsafeMutableBufferPointer(rebasing: buffer[Int(first[v])..<Int(first[v + 1])])
+                        .initialize(from: from[a..<(a + Int(count[v]))])
+                }
+            }
+            initialized = total
+        }
+        arcs = []; start = []; count = []
+        return (first, sorted)
     }
 }
 
@@ -321,8 +370,8 @@ private struct Contractor {
     var contracted: [Bool]
     var deletedNeighbours: [Int32]
     var depth: [Int32]
-    var upward: [[HierarchyArc]]
-    var downward: [[HierarchyArc]]
+    var upward: KeptArcs
+    var downward: KeptArcs
     var shortcutFirst: [UInt32] = []
     var shortcutSecond: [UInt32] = []
     var shortcutBase: UInt32 = 0
@@ -343,14 +392,25 @@ private struct Contractor {
     /// at 3,000 (one worker: 21 s); below it, waking the helper costs more than it saves.
     static let splitWork = 8_000
 
-    init(nodeCount n: Int, workers: Int) {
+    /// Prepares to contract the graph of `n` nodes whose edges run `tail[e]` → `head[e]`;
+    /// `addArc` then adds them.
+    init(nodeCount n: Int, tail: [UInt32], head: [UInt32], workers: Int) {
         self.n = n
-        out = ArcLists(nodeCount: n); into = out
-        upward = .init(repeating: [], count: n); downward = upward
+        // Parallel edges give a node fewer arcs than this, which is room to spare.
+        var outDegree = [Int32](repeating: 0, count: n), inDegree = outDegree
+        for e in head.indices where tail[e] != head[e] { outDegree[Int(tail[e])] += 1; inDegree[Int(head[e])] += 1 }
+        out = ArcLists(degrees: outDegree); into = ArcLists(degrees: inDegree)
+        upward = KeptArcs(nodeCount: n); downward = upward
         contracted = .init(repeating: false, count: n)
         deletedNeighbours = .init(repeating: 0, count: n); depth = deletedNeighbours
         helper = workers > 1 ? HelperThread() : nil  // two at most: the searches are split in two
         searches = (0..<(helper == nil ? 1 : 2)).map { _ in WitnessSearch(nodeCount: n) }
+    }
+
+    /// Frees what only contraction needs, before the kept arcs are laid out.
+    mutating func releaseWorkingState() {
+        out = ArcLists(degrees: []); into = out
+        searches = []; needed = []; contracted = []; deletedNeighbours = []; depth = []
     }
 
     /// Adds u → x, or lowers the weight of an existing u → x arc.
@@ -449,14 +509,14 @@ private struct Contractor {
             contracted[v] = true
             done += 1
             if done % step == 0 { progress?(Double(done) / Double(n)) }
-            upward[v] = out.list(v); downward[v] = into.list(v)
+            upward.keep(v, out.arcs, out.range(v)); downward.keep(v, into.arcs, into.range(v))
             neighbours.removeAll(keepingCapacity: true)
-            for a in upward[v] {
+            for a in upward.arcs(of: v) {
                 let x = Int(a.node)
                 into.remove(v, from: x)
                 neighbours.append(x)
             }
-            for a in downward[v] {
+            for a in downward.arcs(of: v) {
                 let u = Int(a.node)
                 out.remove(v, from: u)
                 neighbours.append(u)

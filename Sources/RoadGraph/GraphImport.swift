@@ -57,9 +57,9 @@ extension RoadNetwork {
         }
         guard !builder.wayIDs.isEmpty else { throw GraphError("\(path): no road a car may drive (no usable highway ways)") }
         progress?("building", 0)
-        let draft = builder.draft(report: &report)
+        var draft = builder.draft(report: &report)
         phase("junctions and pieces")
-        let network = RoadNetwork(draft: draft, report: &report, progress: progress)
+        let network = RoadNetwork(emptying: &draft, report: &report, progress: progress)
         progress?("done", 1)
         guard network.nodeCount > 1 else { throw GraphError("\(path): the road network is empty after keeping its largest connected part") }
         return (network, report)
@@ -130,8 +130,9 @@ extension RoadNetwork {
         }
         guard !draft.edges.isEmpty else { throw GraphError("\(edgesPath): no edges") }
         draft.unpaired = [:]
+        index = [:]
         phase("edges")
-        let network = RoadNetwork(draft: draft, report: &report, progress: progress)
+        let network = RoadNetwork(emptying: &draft, report: &report, progress: progress)
         progress?("done", 1)
         return (network, report)
     }

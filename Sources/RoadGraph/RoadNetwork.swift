@@ -309,7 +309,9 @@ extension RoadNetwork {
     /// Keeps the largest strongly connected component of a draft, lays it out as CSR
     /// arrays and contracts it for both metrics, telling `progress` how far contraction
     /// has got (the mean of the two metrics' shares).
-    init(draft: NetworkDraft, report: inout BuildReport, progress: ImportProgress? = nil) {
+    /// The draft is left empty: its arrays are released before contraction (at a million
+    /// nodes, hundreds of megabytes of the import's peak).
+    init(emptying draft: inout NetworkDraft, report: inout BuildReport, progress: ImportProgress? = nil) {
         var phaseStart = ContinuousClock.now
         let n = draft.latE7.count
         let component = StrongComponents.largest(nodeCount: n, edges: draft.edges)
@@ -338,8 +340,9 @@ extension RoadNetwork {
         firstOut = first
         head = order.map { edges[$0].head }
         tail = order.map { edges[$0].tail }
-        let exactLength = order.map { edges[$0].lengthMetres }, exactTime = order.map { edges[$0].timeSeconds }
-        let draftPiece = order.map { edges[$0].piece }
+        var exactLength = order.map { edges[$0].lengthMetres }, exactTime = order.map { edges[$0].timeSeconds }
+        var draftPiece = order.map { edges[$0].piece }
+        edges = []; order = []
 
         // Only pieces some kept edge runs along survive, renumbered in order.
         var pieceIndex = [UInt32](repeating: Self.none, count: draft.pieceName.count)
@@ -357,7 +360,9 @@ extension RoadNetwork {
             pieceName.append(nameIndex[d])
             if let way = draft.tollWay[UInt32(p)] { tollPieces.append(pieceIndex[p]); tollWayIDs.append(way) }
         }
+        draft = NetworkDraft()
         edgePiece = draftPiece.map { pieceIndex[Int($0 & ~Self.reversedBit)] | ($0 & Self.reversedBit) }
+        draftPiece = []
         pieceEdgeStart = [UInt32](repeating: 0, count: pieceName.count + 1)
         for p in edgePiece { pieceEdgeStart[Int(p & ~Self.reversedBit) + 1] += 1 }
         for p in 0..<pieceName.count { pieceEdgeStart[p + 1] += pieceEdgeStart[p] }
@@ -370,10 +375,14 @@ extension RoadNetwork {
 
         // Costs to integer units, once the geometry each edge runs along is known.
         let (starts, lats, lons) = (pieceStart, pointLatE7, pointLonE7)
-        let pieceLength = (0..<pieceName.count).map { Self.polylineMetres(latE7: lats, lonE7: lons, Int(starts[$0])..<Int(starts[$0 + 1])) }
-        let metres = edgePiece.map { pieceLength[Int($0 & ~Self.reversedBit)] }
-        lengthDm = EdgeCosts.units(exactLength, perValue: 10, metres: metres)
-        timeMs = EdgeCosts.units(exactTime, perValue: 1000, metres: metres)
+        do {
+            let pieceLength = (0..<pieceName.count).map { Self.polylineMetres(latE7: lats, lonE7: lons, Int(starts[$0])..<Int(starts[$0 + 1])) }
+            let metres = edgePiece.map { pieceLength[Int($0 & ~Self.reversedBit)] }
+            lengthDm = EdgeCosts.units(exactLength, perValue: 10, metres: metres)
+            timeMs = EdgeCosts.units(exactTime, perValue: 1000, metres: metres)
+        }
+        // Released here, not at the end of the function: contraction comes next.
+        exactLength = []; exactTime = []
 
         firstIn = [UInt32](repeating: 0, count: kept + 1)
         for h in head { firstIn[Int(h) + 1] += 1 }
@@ -486,6 +495,6 @@ extension RoadNetwork {
         }
         d.unpaired = [:]
         var report = BuildReport()
-        return (RoadNetwork(draft: d, report: &report), report)
+        return (RoadNetwork(emptying: &d, report: &report), report)
     }
 }
