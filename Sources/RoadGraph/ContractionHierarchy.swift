@@ -215,7 +215,7 @@ private struct KeptArcs {
         arcs[Int(start[v])..<(Int(start[v]) + Int(count[v]))]
     }
 
-    /// The arcs as CSR arrays in node order; the blocks are released as they are read.
+    /// The arcs as CSR arrays in node order; the blocks are released afterwards.
     mutating func nodeOrder() -> ([UInt32], [HierarchyArc]) {
         var first = [UInt32](repeating: 0, count: count.count + 1)
         for v in count.indices { first[v + 1] = first[v] + count[v] }

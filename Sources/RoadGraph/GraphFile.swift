@@ -93,7 +93,7 @@ public enum GraphFile {
     /// Writes a graph file atomically: a temporary file in the same folder, then a rename.
     public static func write(_ g: RoadNetwork, to path: String) throws(GraphError) {
         // The network's own arrays are written from where they lie: no copy of a large graph
-        // in memory (at a million nodes the payload is 640 MB).
+        // in memory (at a million nodes the payload is 583 MB).
         var w = BinaryWriter(keepingArraysOver: 1 << 16)
         write(g, to: &w)
         let header = container.header(length: w.count, checksum: w.checksum)
