@@ -57,11 +57,7 @@ struct ContractionHierarchy: Sendable {
     init(nodeCount n: Int, tail: [UInt32], head: [UInt32], weight: [UInt32],
          workers: Int = ProcessInfo.processInfo.activeProcessorCount >= 2 ? 2 : 1, progress: ((Double) -> Void)? = nil) {
         originalEdgeCount = head.count
-        var c = Contractor(nodeCount: n, tail: tail, head: head, workers: workers)
-        for e in head.indices where tail[e] != head[e] {
-            c.addArc(from: Int(tail[e]), to: Int(head[e]), weight: weight[e], edge: UInt32(e))
-        }
-        c.shortcutBase = UInt32(head.count)
+        var c = Contractor(nodeCount: n, tail: tail, head: head, weight: weight, workers: workers)
         c.run(progress: progress)
         c.helper?.stop()
         splitContractions = c.splitContractions
@@ -392,19 +388,23 @@ private struct Contractor {
     /// at 3,000 (one worker: 21 s); below it, waking the helper costs more than it saves.
     static let splitWork = 8_000
 
-    /// Prepares to contract the graph of `n` nodes whose edges run `tail[e]` → `head[e]`;
-    /// `addArc` then adds them.
-    init(nodeCount n: Int, tail: [UInt32], head: [UInt32], workers: Int) {
+    /// The graph of `n` nodes whose edges run `tail[e]` → `head[e]` at `weight[e]`, ready
+    /// to contract (loops left out, parallel edges kept at their lowest weight).
+    init(nodeCount n: Int, tail: [UInt32], head: [UInt32], weight: [UInt32], workers: Int) {
         self.n = n
         // Parallel edges give a node fewer arcs than this, which is room to spare.
         var outDegree = [Int32](repeating: 0, count: n), inDegree = outDegree
         for e in head.indices where tail[e] != head[e] { outDegree[Int(tail[e])] += 1; inDegree[Int(head[e])] += 1 }
         out = ArcLists(degrees: outDegree); into = ArcLists(degrees: inDegree)
+        shortcutBase = UInt32(head.count)
         upward = KeptArcs(nodeCount: n); downward = upward
         contracted = .init(repeating: false, count: n)
         deletedNeighbours = .init(repeating: 0, count: n); depth = deletedNeighbours
         helper = workers > 1 ? HelperThread() : nil  // two at most: the searches are split in two
         searches = (0..<(helper == nil ? 1 : 2)).map { _ in WitnessSearch(nodeCount: n) }
+        for e in head.indices where tail[e] != head[e] {
+            addArc(from: Int(tail[e]), to: Int(head[e]), weight: weight[e], edge: UInt32(e))
+        }
     }
 
     /// Frees what only contraction needs, before the kept arcs are laid out.
