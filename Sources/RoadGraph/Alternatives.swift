@@ -64,8 +64,8 @@ extension Router {
     func viaPaths(from s: Snap, to t: Snap, bound: UInt32, limit: Int) -> [(cost: UInt32, edges: [UInt32], viaOffset: Int)] {
         let ch = network.hierarchies[0]
         sourceSeeds.removeAll(keepingCapacity: true); targetSeeds.removeAll(keepingCapacity: true)
-        seeds(of: s, metric: .time, leaving: true, into: &sourceSeeds)
-        seeds(of: t, metric: .time, leaving: false, into: &targetSeeds)
+        seeds(of: s, metric: .time, leaving: true, ranks: ch.rank, into: &sourceSeeds)
+        seeds(of: t, metric: .time, leaving: false, ranks: ch.rank, into: &targetSeeds)
         nextGeneration()
         let gen = generation
         plant(sourceSeeds, in: &forward, push: true, gen: gen)
@@ -100,14 +100,15 @@ extension Router {
             collectPath(meet: v, hierarchy: ch)
             let path = edges
             guard seen.insert(path).inserted else { continue }
-            out.append((cost, path, viaOffset(of: v, in: path)))
+            out.append((cost, path, viaOffset(of: v, in: path, ranks: ch.rank)))
         }
         return out
     }
 
-    /// The index in `path` of the first edge leaving node `v` (the via node), or the middle.
-    func viaOffset(of v: Int, in path: [UInt32]) -> Int {
-        path.firstIndex { $0 != RoadNetwork.none && Int(network.tail[Int($0)]) == v } ?? path.count / 2
+    /// The index in `path` of the first edge leaving the via node, given by its rank `v` in
+    /// the hierarchy whose `ranks` are passed, or the middle.
+    func viaOffset(of v: Int, in path: [UInt32], ranks: [UInt32]) -> Int {
+        path.firstIndex { $0 != RoadNetwork.none && Int(ranks[Int(network.tail[Int($0)])]) == v } ?? path.count / 2
     }
 
     /// Whether the stretch of `path` around its via node, `window` milliseconds long (half
@@ -130,8 +131,9 @@ extension Router {
 
     /// The fastest time from node `x` to node `y` on the time hierarchy, or nil.
     func nodeToNode(_ x: Int, _ y: Int) -> UInt32? {
-        sourceSeeds = [Seed(node: UInt32(x), cost: 0, edge: RoadNetwork.none)]
-        targetSeeds = [Seed(node: UInt32(y), cost: 0, edge: RoadNetwork.none)]
+        let rank = network.hierarchies[0].rank
+        sourceSeeds = [Seed(node: rank[x], cost: 0, edge: RoadNetwork.none)]
+        targetSeeds = [Seed(node: rank[y], cost: 0, edge: RoadNetwork.none)]
         return searchHierarchy(metric: .time, direct: nil)?.cost
     }
 }

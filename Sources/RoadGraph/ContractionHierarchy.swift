@@ -22,7 +22,17 @@ struct HierarchyArc: BitwiseCopyable, Sendable {
 /// contracted after u, stored as (x, weight, edge) (backward search). An arc's `edge` is an
 /// original edge id below `originalEdgeCount`, or `originalEdgeCount + k` for shortcut k,
 /// which stands for the two edges `shortcutFirst[k]` then `shortcutSecond[k]`.
+///
+/// The arrays are indexed by **rank**, a node's place in the contraction order, not by the
+/// network's node id: `rank[v]` is node v's index here, and an arc's `node` is a rank. A
+/// search converts its seeds once and never leaves rank space; its path comes out as edges,
+/// which need no converting. Why: every query ends among the few thousand nodes contracted
+/// last, and in rank order those sit together at the end of the arrays (and of a search's
+/// labels) instead of spread over the whole city, so the top of the hierarchy stays in the
+/// cache from one query to the next.
 struct ContractionHierarchy: Sendable {
+    /// Each network node's index in the arrays below: its place in the contraction order.
+    var rank: [UInt32] = []
     var upFirst: [UInt32] = [0]
     var up: [HierarchyArc] = []
     var downFirst: [UInt32] = [0]
@@ -39,12 +49,15 @@ struct ContractionHierarchy: Sendable {
     var splitContractions = 0
 
     var shortcutCount: Int { shortcutFirst.count }
-    var memoryBytes: Int { (upFirst.count + downFirst.count + shortcutFirst.count * 2 + shortcutLengthDm.count) * 4 + (up.count + down.count) * 12 }
+    var memoryBytes: Int {
+        (rank.count + upFirst.count + downFirst.count + shortcutFirst.count * 2 + shortcutLengthDm.count) * 4 + (up.count + down.count) * 12
+    }
 
     init() {}
 
-    init(upFirst: [UInt32], up: [HierarchyArc], downFirst: [UInt32], down: [HierarchyArc],
+    init(rank: [UInt32], upFirst: [UInt32], up: [HierarchyArc], downFirst: [UInt32], down: [HierarchyArc],
          shortcutFirst: [UInt32], shortcutSecond: [UInt32], originalEdgeCount: Int) {
+        self.rank = rank
         self.upFirst = upFirst; self.up = up; self.downFirst = downFirst; self.down = down
         self.shortcutFirst = shortcutFirst; self.shortcutSecond = shortcutSecond
         self.originalEdgeCount = originalEdgeCount
@@ -62,8 +75,10 @@ struct ContractionHierarchy: Sendable {
         c.helper?.stop()
         splitContractions = c.splitContractions
         c.releaseWorkingState()
-        (upFirst, up) = c.upward.nodeOrder()
-        (downFirst, down) = c.downward.nodeOrder()
+        rank = [UInt32](repeating: 0, count: n)
+        for (r, v) in c.order.enumerated() { rank[Int(v)] = UInt32(r) }
+        (upFirst, up) = c.upward.rankOrder(c.order, rank: rank)
+        (downFirst, down) = c.downward.rankOrder(c.order, rank: rank)
         shortcutFirst = c.shortcutFirst
         shortcutSecond = c.shortcutSecond
     }
@@ -211,23 +226,20 @@ private struct KeptArcs {
         arcs[Int(start[v])..<(Int(start[v]) + Int(count[v]))]
     }
 
-    /// The arcs as CSR arrays in node order; the blocks are released afterwards.
-    mutating func nodeOrder() -> ([UInt32], [HierarchyArc]) {
-        var first = [UInt32](repeating: 0, count: count.count + 1)
-        for v in count.indices { first[v + 1] = first[v] + count[v] }
-        let total = Int(first[count.count])
-        let sorted = [HierarchyArc](unsafeUninitializedCapacity: total) { buffer, initialized in
-            arcs.withUnsafeBufferPointer { from in
-                for v in count.indices where count[v] > 0 {
-                    let a = Int(start[v])
-                    _ = UnsafeMutableBufferPointer(rebasing: buffer[Int(first[v])..<Int(first[v + 1])])
-                        .initialize(from: from[a..<(a + Int(count[v]))])
-                }
-            }
-            initialized = total
+    /// The arcs as CSR arrays in rank order, each arc's node given as its rank; the array is
+    /// taken, not copied. `order` lists the nodes in the order they were kept, so the blocks
+    /// already lie in rank order: only the offsets are new and the nodes renamed.
+    mutating func rankOrder(_ order: [UInt32], rank: [UInt32]) -> ([UInt32], [HierarchyArc]) {
+        var first = [UInt32](repeating: 0, count: order.count + 1)
+        for (r, v) in order.enumerated() {
+            assert(start[Int(v)] == first[r], "blocks kept out of order")
+            first[r + 1] = first[r] + count[Int(v)]
         }
-        arcs = []; start = []; count = []
-        return (first, sorted)
+        var taken: [HierarchyArc] = []
+        swap(&taken, &arcs)
+        for k in taken.indices { taken[k].node = rank[Int(taken[k].node)] }
+        start = []; count = []
+        return (first, taken)
     }
 }
 
@@ -371,6 +383,8 @@ private struct Contractor {
     var shortcutFirst: [UInt32] = []
     var shortcutSecond: [UInt32] = []
     var shortcutBase: UInt32 = 0
+    /// The nodes in the order they were contracted.
+    var order: [UInt32] = []
     /// One search per worker.
     var searches: [WitnessSearch]
     /// How many calls of `contract` split their searches.
@@ -509,6 +523,7 @@ private struct Contractor {
             contracted[v] = true
             done += 1
             if done % step == 0 { progress?(Double(done) / Double(n)) }
+            order.append(UInt32(v))
             upward.keep(v, out.arcs, out.range(v)); downward.keep(v, into.arcs, into.range(v))
             neighbours.removeAll(keepingCapacity: true)
             for a in upward.arcs(of: v) {

@@ -5,12 +5,13 @@ import Foundation
 ///
 /// A `BinaryFile` container (magic "WFGRAPH\0") whose payload is every array of the
 /// `RoadNetwork` — nodes, forward and backward CSR adjacency, edge lengths and times,
-/// geometry pieces, street names, toll ways (version 2) — and both contraction hierarchies, each as a count
-/// followed by its elements. Loading is one read, a checksum, array copies and a
+/// geometry pieces, street names, toll ways (version 2) — and both contraction hierarchies,
+/// laid out in rank order with each node's rank (version 3); every array as a count followed
+/// by its elements. Loading is one read, a checksum, array copies and a
 /// validation of every index a query can follow, so a crafted file cannot make a query
 /// read out of bounds; the snapping index and heuristic scales are rebuilt (milliseconds).
 public enum GraphFile {
-    package static let container = BinaryFile(magic: "WFGRAPH\0", version: 2, kind: "graph file")
+    package static let container = BinaryFile(magic: "WFGRAPH\0", version: 3, kind: "graph file")
     /// Bumped whenever the payload layout changes; other versions are refused.
     public static var version: UInt32 { container.version }
 
@@ -38,7 +39,7 @@ public enum GraphFile {
         w.int(g.hierarchies.count)
         for h in g.hierarchies {
             w.int(h.originalEdgeCount)
-            w.array(h.upFirst); w.array(h.up); w.array(h.downFirst); w.array(h.down)
+            w.array(h.rank); w.array(h.upFirst); w.array(h.up); w.array(h.downFirst); w.array(h.down)
             w.array(h.shortcutFirst); w.array(h.shortcutSecond)
         }
     }
@@ -66,7 +67,7 @@ public enum GraphFile {
             for _ in 0..<hierarchyCount {
                 let original = try r.int()
                 hierarchies.append(ContractionHierarchy(
-                    upFirst: try r.array(), up: try r.array(), downFirst: try r.array(), down: try r.array(),
+                    rank: try r.array(), upFirst: try r.array(), up: try r.array(), downFirst: try r.array(), down: try r.array(),
                     shortcutFirst: try r.array(), shortcutSecond: try r.array(), originalEdgeCount: original))
             }
             guard r.isAtEnd else { throw BinaryReader.Failure.inconsistent }
@@ -140,9 +141,20 @@ extension ContractionHierarchy {
     /// unpacking into 2^k edges.
     static func maximumUnpackedEdges(edgeCount m: Int) -> Int { max(1, m) }
 
+    /// Whether `rank` holds each of 0 ..< n once.
+    static func isPermutation(_ rank: [UInt32], count n: Int) -> Bool {
+        guard rank.count == n else { return false }
+        var seen = [Bool](repeating: false, count: n)
+        for r in rank {
+            guard Int(r) < n, !seen[Int(r)] else { return false }
+            seen[Int(r)] = true
+        }
+        return true
+    }
+
     func isConsistent(nodeCount n: Int, edgeCount m: Int) -> Bool {
         let total = m + shortcutFirst.count
-        guard originalEdgeCount == m, shortcutSecond.count == shortcutFirst.count,
+        guard originalEdgeCount == m, shortcutSecond.count == shortcutFirst.count, Self.isPermutation(rank, count: n),
               Validate.offsets(upFirst, count: n, limit: up.count), Validate.offsets(downFirst, count: n, limit: down.count),
               up.allSatisfy({ Int($0.node) < n && Int($0.edge) < total }),
               down.allSatisfy({ Int($0.node) < n && Int($0.edge) < total })

@@ -63,7 +63,7 @@ extension Router {
         for (j, t) in targets.enumerated() {
             gen += 1
             seedList.removeAll(keepingCapacity: true)
-            seeds(of: t, metric: .time, leaving: false, into: &seedList)
+            seeds(of: t, metric: .time, leaving: false, ranks: ch.rank, into: &seedList)
             plant(seedList, in: &back, push: true, gen: gen)
             plantLengths(seedList, of: t, leaving: false, side: back, into: &lengthsB)
             settledList.removeAll(keepingCapacity: true)
@@ -84,7 +84,7 @@ extension Router {
         for (i, s) in sources.enumerated() {
             gen += 1
             seedList.removeAll(keepingCapacity: true)
-            seeds(of: s, metric: .time, leaving: true, into: &seedList)
+            seeds(of: s, metric: .time, leaving: true, ranks: ch.rank, into: &seedList)
             plant(seedList, in: &front, push: true, gen: gen)
             plantLengths(seedList, of: s, leaving: true, side: front, into: &lengthsF)
             settledCount += ch.scanUpwards(&front, lengths: &lengthsF, originalLengths: g.lengthDm, limit: limit,
@@ -229,7 +229,7 @@ extension Router {
         // Each target's arriving seeds: from the seed node, the seed's cost and length to it.
         for (j, t) in targets.enumerated() {
             seedList.removeAll(keepingCapacity: true)
-            router.seeds(of: t, metric: .time, leaving: false, into: &seedList)
+            router.seeds(of: t, metric: .time, leaving: false, ranks: nil, into: &seedList)
             for s in seedList {
                 let v = Int(s.node)
                 let head = stamps[v] == bucketGen ? heads[v] : -1
@@ -265,7 +265,7 @@ extension Router {
                 }
             }
             seedList.removeAll(keepingCapacity: true)
-            router.seeds(of: s, metric: .time, leaving: true, into: &seedList)
+            router.seeds(of: s, metric: .time, leaving: true, ranks: nil, into: &seedList)
             router.plant(seedList, in: &front, push: true, gen: gen)
             router.plantLengths(seedList, of: s, leaving: true, side: front, into: &lengths)
             // The row's worst time so far among the wanted targets: once the search passes it,

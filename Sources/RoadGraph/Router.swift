@@ -163,16 +163,20 @@ public final class Router {
     /// (from each edge's tail), along every edge that runs on its piece. A point snapped
     /// onto a piece's end is at a junction, so that junction is also a seed at no cost
     /// (with no edge): from there every way out is open.
-    func seeds(of snap: Snap, metric: Metric, leaving: Bool, into out: inout [Seed]) {
+    ///
+    /// A search on a contraction hierarchy passes its `rank`: the seeds' nodes are then
+    /// ranks, the numbering its arrays use (nil: the network's node ids).
+    func seeds(of snap: Snap, metric: Metric, leaving: Bool, ranks: [UInt32]?, into out: inout [Seed]) {
         let g = network
+        @inline(__always) func number(_ v: UInt32) -> UInt32 { ranks?[Int(v)] ?? v }
         for k in Int(g.pieceEdgeStart[snap.piece])..<Int(g.pieceEdgeStart[snap.piece + 1]) {
             let e = Int(g.pieceEdges[k])
             let reversed = g.edgePiece[e] & RoadNetwork.reversedBit != 0
             let w = g.weight(e, metric)
-            out.append(leaving ? Seed(node: g.head[e], cost: Self.partial(share(of: snap, leaving: true, along: e), w), edge: UInt32(e))
-                               : Seed(node: g.tail[e], cost: Self.partial(share(of: snap, leaving: false, along: e), w), edge: UInt32(e)))
-            if snap.fraction == 0 { out.append(Seed(node: reversed ? g.head[e] : g.tail[e], cost: 0, edge: RoadNetwork.none)) }
-            if snap.fraction == 1 { out.append(Seed(node: reversed ? g.tail[e] : g.head[e], cost: 0, edge: RoadNetwork.none)) }
+            out.append(leaving ? Seed(node: number(g.head[e]), cost: Self.partial(share(of: snap, leaving: true, along: e), w), edge: UInt32(e))
+                               : Seed(node: number(g.tail[e]), cost: Self.partial(share(of: snap, leaving: false, along: e), w), edge: UInt32(e)))
+            if snap.fraction == 0 { out.append(Seed(node: number(reversed ? g.head[e] : g.tail[e]), cost: 0, edge: RoadNetwork.none)) }
+            if snap.fraction == 1 { out.append(Seed(node: number(reversed ? g.tail[e] : g.head[e]), cost: 0, edge: RoadNetwork.none)) }
         }
     }
 
@@ -216,8 +220,9 @@ public final class Router {
     func route(from s: Snap, to t: Snap, metric: Metric = .time, algorithm: RoutingAlgorithm = .hierarchy,
                named: Bool) throws(RouteError) -> Route {
         sourceSeeds.removeAll(keepingCapacity: true); targetSeeds.removeAll(keepingCapacity: true)
-        seeds(of: s, metric: metric, leaving: true, into: &sourceSeeds)
-        seeds(of: t, metric: metric, leaving: false, into: &targetSeeds)
+        let hierarchy = algorithm == .hierarchy ? network.hierarchies[metric == .time ? 0 : 1] : nil
+        seeds(of: s, metric: metric, leaving: true, ranks: hierarchy?.rank, into: &sourceSeeds)
+        seeds(of: t, metric: metric, leaving: false, ranks: hierarchy?.rank, into: &targetSeeds)
         let shortcut = direct(s, t, metric: metric)
         let found: (cost: UInt32, meet: Int)?
         switch algorithm {
@@ -230,7 +235,7 @@ public final class Router {
         if meet < 0 {
             edges.append(shortcut!.edge)
         } else {
-            collectPath(meet: meet, hierarchy: algorithm == .hierarchy ? network.hierarchies[metric == .time ? 0 : 1] : nil)
+            collectPath(meet: meet, hierarchy: hierarchy)
         }
         return assemble(from: s, to: t, cost: cost, direct: meet < 0, named: named)
     }
@@ -289,7 +294,8 @@ public final class Router {
         return meet == Int.min ? nil : (best, meet)
     }
 
-    /// Bidirectional upward search on the hierarchy, with stall-on-demand.
+    /// Bidirectional upward search on the hierarchy, with stall-on-demand; the seeds' nodes
+    /// are ranks, and so is the meeting node.
     func searchHierarchy(metric: Metric, direct: UInt32?) -> (cost: UInt32, meet: Int)? {
         let ch = network.hierarchies[metric == .time ? 0 : 1]
         nextGeneration()
@@ -410,14 +416,16 @@ public final class Router {
         let limit = UInt32(min(Double(UInt32.max - 1), max(0, limitSeconds * 1000)))
         nextGeneration()
         let gen = generation
+        // The hierarchy's searches number nodes by rank; the baseline by node id.
+        let ranks = algorithm == .hierarchy ? network.hierarchies[0].rank : nil
         cabSeeds.removeAll(keepingCapacity: true); cabSeedStart.removeAll(keepingCapacity: true)
         for s in cabs {
             cabSeedStart.append(cabSeeds.count)
-            if let s { seeds(of: s, metric: .time, leaving: true, into: &cabSeeds) }
+            if let s { seeds(of: s, metric: .time, leaving: true, ranks: ranks, into: &cabSeeds) }
         }
         cabSeedStart.append(cabSeeds.count)
         targetSeeds.removeAll(keepingCapacity: true)
-        seeds(of: t, metric: .time, leaving: false, into: &targetSeeds)
+        seeds(of: t, metric: .time, leaving: false, ranks: ranks, into: &targetSeeds)
         plant(targetSeeds, in: &backward, push: true, gen: gen)
         let g = network
         plantLengths(targetSeeds, of: t, leaving: false, side: backward, into: &lengthB)
