@@ -325,15 +325,18 @@ private struct WitnessSearch {
     /// Dijkstra from `source` over `graph` (each node's outgoing arcs) without `skip`,
     /// stopped past `limit`, after `maxSettled` nodes, or once every target is settled.
     /// Afterwards `distance(x)` is an upper bound.
+    /// Only the targets whose index `wanted` accepts are waited for.
     mutating func run(_ graph: ArcView, from source: Int, skipping skip: Int,
-                      targets: [HierarchyArc], limit: UInt32, maxSettled: Int) {
+                      targets: [HierarchyArc], wanted: (Int) -> Bool, limit: UInt32, maxSettled: Int) {
         generation &+= 1
         if generation == 0 { labels = .init(repeating: Label(), count: labels.count); generation = 1 }
         heap.removeAll()
         let g = generation
         labels.withUnsafeMutableBufferPointer { labels in
             var pending = 0
-            for t in targets where labels[Int(t.node)].target != g { labels[Int(t.node)].target = g; pending += 1 }
+            for (j, t) in targets.enumerated() where labels[Int(t.node)].target != g && wanted(j) {
+                labels[Int(t.node)].target = g; pending += 1
+            }
             labels[source].dist = 0; labels[source].stamp = g
             heap.push(0, source)
             var settled = 0
@@ -385,6 +388,9 @@ private struct Contractor {
     var shortcutBase: UInt32 = 0
     /// The nodes in the order they were contracted.
     var order: [UInt32] = []
+    /// The node `needed` holds the simulated verdicts of, while the graph is as it was
+    /// then (-1: none).
+    var simulated = -1
     /// One search per worker.
     var searches: [WitnessSearch]
     /// How many calls of `contract` split their searches.
@@ -441,11 +447,20 @@ private struct Contractor {
 
     /// Contracts v (when `apply`) or only counts the shortcuts contracting it would add.
     mutating func contract(_ v: Int, apply: Bool) -> Int {
+        // Right after v's simulation (nothing changed since), a pair it found a witness for,
+        // or an in-arc it found dominated, needs no shortcut now either: each verdict rests on
+        // a path that exists. So the contraction searches only for the pairs left open, and
+        // only as far as their longest. (The 100k grid's distance metric: 13.6–13.9 s against
+        // 15.0–15.1 s, the same hierarchy byte for byte.)
+        let reuse = apply && simulated == v
+        simulated = apply ? -1 : v
         let outs = out.list(v), ins = into.list(v), m = outs.count
-        guard let maxOut = outs.map(\.weight).max() else { return 0 }
+        guard m > 0 else { return 0 }
         let maxSettled = apply ? 400 : 60
-        needed.removeAll(keepingCapacity: true)
-        needed.append(contentsOf: repeatElement(false, count: ins.count * m))
+        if !reuse {
+            needed.removeAll(keepingCapacity: true)
+            needed.append(contentsOf: repeatElement(true, count: ins.count * m))
+        }
         let workers = helper != nil && ins.count * m * maxSettled >= Self.splitWork && ins.count > 1 ? 2 : 1
         if workers > 1 { splitContractions += 1 }
         out.arcs.withUnsafeBufferPointer { arcs in out.slots.withUnsafeBufferPointer { slots in
@@ -466,8 +481,12 @@ private struct Contractor {
                         while true {
                             let i = next.take()
                             guard i < ins.count else { break }
-                            let a = ins[i], u = Int(a.node)
-                            search.run(graph, from: u, skipping: v, targets: outs, limit: plus(a.weight, maxOut), maxSettled: maxSettled)
+                            let a = ins[i], u = Int(a.node), row = i * m
+                            var longest: UInt32 = 0, open = false
+                            for j in 0..<m where needed[row + j] { open = true; longest = max(longest, outs[j].weight) }
+                            guard open else { continue }
+                            search.run(graph, from: u, skipping: v, targets: outs, wanted: { needed[row + $0] },
+                                       limit: plus(a.weight, longest), maxSettled: maxSettled)
                             // An in-arc u → v longer than a path from u through another
                             // in-neighbour (strictly, so no two arcs excuse each other) needs
                             // no shortcut: that neighbour's shortcuts or witnesses serve u too.
@@ -475,8 +494,9 @@ private struct Contractor {
                             for b in ins where Int(b.node) != u && plus(search.distance(Int(b.node)), b.weight) < a.weight {
                                 dominated = true; break
                             }
-                            for j in 0..<m where Int(outs[j].node) != u {
-                                needed[i * m + j] = !dominated && search.distance(Int(outs[j].node)) > plus(a.weight, outs[j].weight)
+                            for j in 0..<m {
+                                needed[row + j] = needed[row + j] && Int(outs[j].node) != u && !dominated
+                                    && search.distance(Int(outs[j].node)) > plus(a.weight, outs[j].weight)
                             }
                         }
                     }
