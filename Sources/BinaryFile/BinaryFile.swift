@@ -374,6 +374,18 @@ package enum Validate {
         values.withUnsafeBufferPointer { a in a.allSatisfy { $0 >= 0 && Int(exactly: $0).map { $0 < limit } ?? false } }
     }
 
+    /// Whether `values` holds each of 0 ..< `count` exactly once (a numbering, such as a
+    /// hierarchy's ranks).
+    package static func permutation<T: BinaryInteger>(_ values: [T], count: Int) -> Bool {
+        guard values.count == count else { return false }
+        var seen = [Bool](repeating: false, count: count)
+        for v in values {
+            guard let i = Int(exactly: v), i >= 0, i < count, !seen[i] else { return false }
+            seen[i] = true
+        }
+        return true
+    }
+
     /// Whether every value is finite.
     package static func finite<T: BinaryFloatingPoint>(_ values: [T]) -> Bool {
         values.allSatisfy(\.isFinite)

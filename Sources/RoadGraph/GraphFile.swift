@@ -141,20 +141,9 @@ extension ContractionHierarchy {
     /// unpacking into 2^k edges.
     static func maximumUnpackedEdges(edgeCount m: Int) -> Int { max(1, m) }
 
-    /// Whether `rank` holds each of 0 ..< n once.
-    static func isPermutation(_ rank: [UInt32], count n: Int) -> Bool {
-        guard rank.count == n else { return false }
-        var seen = [Bool](repeating: false, count: n)
-        for r in rank {
-            guard Int(r) < n, !seen[Int(r)] else { return false }
-            seen[Int(r)] = true
-        }
-        return true
-    }
-
     func isConsistent(nodeCount n: Int, edgeCount m: Int) -> Bool {
         let total = m + shortcutFirst.count
-        guard originalEdgeCount == m, shortcutSecond.count == shortcutFirst.count, Self.isPermutation(rank, count: n),
+        guard originalEdgeCount == m, shortcutSecond.count == shortcutFirst.count, Validate.permutation(rank, count: n),
               Validate.offsets(upFirst, count: n, limit: up.count), Validate.offsets(downFirst, count: n, limit: down.count),
               up.allSatisfy({ Int($0.node) < n && Int($0.edge) < total }),
               down.allSatisfy({ Int($0.node) < n && Int($0.edge) < total })

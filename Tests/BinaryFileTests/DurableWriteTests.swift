@@ -124,6 +124,14 @@ import Synchronization
         #expect(Validate.offsets([0, 2, 4] as [Int32], limit: 4, minimumStep: 2))
     }
 
+    @Test func permutations() {
+        #expect(Validate.permutation([2, 0, 1] as [UInt32], count: 3) && Validate.permutation([] as [UInt32], count: 0))
+        #expect(!Validate.permutation([0, 0, 1] as [UInt32], count: 3))    // one twice, one missing
+        #expect(!Validate.permutation([0, 1, 3] as [UInt32], count: 3))    // past the end
+        #expect(!Validate.permutation([0, 1] as [UInt32], count: 3))       // too few
+        #expect(!Validate.permutation([1, -1, 0] as [Int32], count: 3))    // negative
+    }
+
     @Test func indicesFloatsAndCoordinates() {
         #expect(Validate.indices([0, 4] as [Int32], below: 5) && !Validate.indices([0, 5] as [Int32], below: 5))
         #expect(!Validate.indices([-1] as [Int32], below: 5) && !Validate.indices([UInt32.max], below: Int(Int32.max)))
