@@ -55,6 +55,13 @@ package struct BinaryFile: Sendable {
     /// The payload of a file after checking its magic, version, length and checksum; the
     /// error is the reason, in words, the file cannot be used.
     package func unwrap(_ bytes: [UInt8]) throws(BinaryFormatError) -> [UInt8] {
+        _ = try reader(for: bytes)
+        return Array(bytes[Self.headerSize...])
+    }
+
+    /// The same checks as `unwrap`, and a reader at the start of the payload: the payload is
+    /// read where it lies, not copied first (at a million nodes a graph's is 591 MB).
+    package func reader(for bytes: [UInt8]) throws(BinaryFormatError) -> BinaryReader {
         guard bytes.count >= Self.headerSize else {
             throw BinaryFormatError(bytes.count >= 8 && Array(bytes[0..<8]) == magic
                                     ? "truncated \(kind) (\(bytes.count) bytes)" : "not a Wayfare \(kind)")
@@ -69,17 +76,47 @@ package struct BinaryFile: Sendable {
         guard UInt64(bytes.count - Self.headerSize) == length else {
             throw BinaryFormatError("truncated or extended \(kind): payload is \(bytes.count - Self.headerSize) bytes, header says \(length)")
         }
-        let payload = Array(bytes[Self.headerSize...])
-        guard Self.checksum(payload) == sum else { throw BinaryFormatError("\(kind) is corrupt (checksum mismatch)") }
-        return payload
+        let actual = bytes.withUnsafeBytes { raw in
+            var checksum = Checksum(length: raw.count - Self.headerSize)
+            checksum.add(UnsafeRawBufferPointer(rebasing: raw[Self.headerSize...]))
+            return checksum.value
+        }
+        guard actual == sum else { throw BinaryFormatError("\(kind) is corrupt (checksum mismatch)") }
+        return BinaryReader(bytes: bytes, offset: Self.headerSize)
     }
 
-    /// The whole file at `path`, or why it cannot be read.
+    /// The whole file at `path`, or why it cannot be read. A regular file is read straight
+    /// into the array (`read(2)`, no `Data` in between: one copy of a large file, not two);
+    /// anything else through `FileManager`.
     package static func readBytes(path: String) throws(BinaryFormatError) -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
             throw BinaryFormatError(FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file")
         }
-        return [UInt8](data)
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG, let size = Int(exactly: status.st_size) else {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw BinaryFormatError(FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file")
+            }
+            return [UInt8](data)
+        }
+        var failed = false
+        var bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            while count < size {
+                let n = read(fd, buffer.baseAddress! + count, size - count)
+                if n > 0 { count += n } else if n < 0 && errno == EINTR { continue } else { failed = n < 0; break }
+            }
+        }
+        // A file that grew since `fstat` is read to its end; one that shrank ends short, and
+        // its header's length says so.
+        var more = [UInt8](repeating: 0, count: 1 << 16)
+        while !failed {
+            let n = more.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if n > 0 { bytes.append(contentsOf: more[0..<n]) } else if n < 0 && errno == EINTR { continue } else { failed = n < 0; break }
+        }
+        guard !failed else { throw BinaryFormatError("cannot be read") }
+        return bytes
     }
 
     /// Writes durably and atomically: the bytes go to a temporary file in the same folder,
@@ -360,6 +397,7 @@ package enum Validate {
     /// Whether `offsets` is a valid offset array over `limit` elements: `count + 1` entries
     /// (when `count` is given), starting at 0, ending at `limit`, never decreasing, and each
     /// step at least `minimumStep` (2 for polylines, which need two points).
+    @_specialize(where T == UInt32)
     package static func offsets<T: BinaryInteger>(_ offsets: [T], count: Int? = nil, limit: Int, minimumStep: Int = 0) -> Bool {
         guard let first = offsets.first, let last = offsets.last, first == 0, Int(exactly: last) == limit else { return false }
         if let count, offsets.count != count + 1 { return false }
@@ -370,12 +408,14 @@ package enum Validate {
     }
 
     /// Whether every value is an index below `limit` (and not negative).
+    @_specialize(where T == UInt32)
     package static func indices<T: BinaryInteger>(_ values: [T], below limit: Int) -> Bool {
         values.withUnsafeBufferPointer { a in a.allSatisfy { $0 >= 0 && Int(exactly: $0).map { $0 < limit } ?? false } }
     }
 
     /// Whether `values` holds each of 0 ..< `count` exactly once (a numbering, such as a
     /// hierarchy's ranks).
+    @_specialize(where T == UInt32)
     package static func permutation<T: BinaryInteger>(_ values: [T], count: Int) -> Bool {
         guard values.count == count else { return false }
         var seen = [Bool](repeating: false, count: count)

@@ -37,10 +37,9 @@ public enum GeocoderFile {
     /// Reads a table back, checking every index a search can follow; a foreign, truncated,
     /// corrupt or other-version file is an error naming `path`.
     public static func decode(_ bytes: [UInt8], path: String) throws(GeocoderError) -> GeocoderTable {
-        let payload: [UInt8]
-        do { payload = try container.unwrap(bytes) } catch { throw GeocoderError("\(path): \(error.reason)") }
+        var r: BinaryReader
+        do { r = try container.reader(for: bytes) } catch { throw GeocoderError("\(path): \(error.reason)") }
         do {
-            var r = BinaryReader(bytes: payload)
             func strings() throws(BinaryReader.Failure) -> [String] {
                 let n = try r.int()
                 var out: [String] = []

@@ -47,10 +47,9 @@ public enum GraphFile {
     /// Reads a network back; a foreign, truncated, corrupt or other-version file is a
     /// clear error naming `path`.
     public static func decode(_ bytes: [UInt8], path: String) throws(GraphError) -> RoadNetwork {
-        let payload: [UInt8]
-        do { payload = try container.unwrap(bytes) } catch { throw GraphError("\(path): \(error.reason)") }
+        var r: BinaryReader
+        do { r = try container.reader(for: bytes) } catch { throw GraphError("\(path): \(error.reason)") }
         do {
-            var r = BinaryReader(bytes: payload)
             let latE7: [Int32] = try r.array(), lonE7: [Int32] = try r.array()
             let firstOut: [UInt32] = try r.array(), head: [UInt32] = try r.array(), tail: [UInt32] = try r.array()
             let lengthDm: [UInt32] = try r.array(), timeMs: [UInt32] = try r.array(), edgePiece: [UInt32] = try r.array()

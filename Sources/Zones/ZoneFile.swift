@@ -35,10 +35,9 @@ public enum ZoneFile {
     /// Reads a zone set back; a foreign, truncated or corrupt file is a clear error.
     public static func decode(_ bytes: [UInt8], path: String) throws(ZoneError) -> ZoneSet {
         func bad(_ reason: String) -> ZoneError { .badInput(place: path, reason: reason) }
-        let payload: [UInt8]
-        do { payload = try container.unwrap(bytes) } catch { throw bad(error.reason) }
+        var p: BinaryReader
+        do { p = try container.reader(for: bytes) } catch { throw bad(error.reason) }
         do {
-            var p = BinaryReader(bytes: payload, offset: 0)
             let zones = try p.zones()
             let areas = try p.zones()
             let n = try p.int()
