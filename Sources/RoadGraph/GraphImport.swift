@@ -86,9 +86,12 @@ extension RoadNetwork {
             progress?("nodes", 0)
             // Both files are streamed row by row: kept whole as strings, a million-row
             // file took several times its size in memory.
+            // The columns are looked up once, at the first row (the header is known by then).
+            var nodeColumns: (id: Int, lat: Int, lon: Int)?
             try CSVTable.forEachRow(path: nodesPath, required: ["id", "lat", "lon"]) { nodes, row in
-                let (idc, lac, loc) = try (nodes.column("id"), nodes.column("lat"), nodes.column("lon"))
-                let id = row.fields[idc].trimmingCharacters(in: .whitespaces)
+                if nodeColumns == nil { nodeColumns = try (nodes.column("id"), nodes.column("lat"), nodes.column("lon")) }
+                let (idc, lac, loc) = nodeColumns!
+                let id = nodes.text(row, idc)
                 guard !id.isEmpty else { throw GraphError("\(nodesPath): line \(row.line): empty id") }
                 let lat = try nodes.number(row, lac), lon = try nodes.number(row, loc)
                 guard (-90...90).contains(lat), (-180...180).contains(lon) else {
@@ -99,11 +102,15 @@ extension RoadNetwork {
             }
             phase("nodes")
             progress?("edges", 0)
+            var edgeColumns: (from: Int, to: Int, length: Int, time: Int, geometry: Int?)?
             try CSVTable.forEachRow(path: edgesPath, required: ["from", "to", "length_m", "time_s"]) { edges, row in
-                let (fc, tc, lc, sc) = try (edges.column("from"), edges.column("to"), edges.column("length_m"), edges.column("time_s"))
-                let gc = edges.optionalColumn("wkt") ?? edges.optionalColumn("geometry")
+                if edgeColumns == nil {
+                    edgeColumns = try (edges.column("from"), edges.column("to"), edges.column("length_m"), edges.column("time_s"),
+                                       edges.optionalColumn("wkt") ?? edges.optionalColumn("geometry"))
+                }
+                let (fc, tc, lc, sc, gc) = edgeColumns!
                 func node(_ c: Int) throws(GraphError) -> UInt32 {
-                    let id = row.fields[c].trimmingCharacters(in: .whitespaces)
+                    let id = edges.text(row, c)
                     guard let v = index[id] else { throw GraphError("\(edgesPath): line \(row.line): \(edges.header[c]) is an unknown node \"\(id)\"") }
                     return v
                 }
@@ -114,7 +121,7 @@ extension RoadNetwork {
                 guard time >= 0, time <= 1e6 else { throw GraphError("\(edgesPath): line \(row.line): time_s \(time) is not between 0 and 1,000,000") }
                 guard a != b else { return }  // a loop never shortens a route
                 var lat = [draft.latE7[Int(a)], draft.latE7[Int(b)]], lon = [draft.lonE7[Int(a)], draft.lonE7[Int(b)]]
-                if let gc, !row.fields[gc].trimmingCharacters(in: .whitespaces).isEmpty {
+                if let gc, !edges.text(row, gc).isEmpty {
                     do {
                         (lat, lon) = try Self.lineString(row.fields[gc], from: (lat[0], lon[0]), to: (lat[1], lon[1]))
                     } catch let error as GraphError { throw GraphError("\(edgesPath): line \(row.line): \(edges.header[gc]): \(error.description)") }

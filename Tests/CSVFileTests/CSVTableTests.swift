@@ -33,6 +33,24 @@ import CSVFile
         #expect(throws: CSVError("t.csv: line 2: invalid UTF-8")) { try CSVTable(bytes: [0x61, 0x0A, 0xFF, 0x0A], path: "t.csv", required: []) }
     }
 
+    /// Trimming agrees with Foundation's `.whitespaces` (written apart from it, in pure Swift):
+    /// tabs and every Unicode space separator go, line breaks and other characters stay.
+    @Test func trimmingAgreesWithFoundation() throws {
+        var samples = ["", " ", "\t", "42", " 42", "42\t", " \t 4 2 \t ", "\u{00A0}x\u{3000}", "\u{2009}é\u{202F}",
+                       "\nx\n", "\u{200B}x", " \u{1F695} ", "\u{00A0}", "a\u{0301} ", "\u{FEFF}x\u{200C}", "\u{85}x\u{2028}"]
+        // Every scalar of the Basic Multilingual Plane, alone and around a letter.
+        for v in UInt32(0)...0xFFFF { if let u = Unicode.Scalar(v) { samples.append("\(u)a\(u)") } }
+        for s in samples {
+            if CSVTable.trimmed(s) != s.trimmingCharacters(in: .whitespaces) { Issue.record("\(s.unicodeScalars.map(\.value))") }
+        }
+        let t = try table("id,name\n 7 ,\t  Rue\u{00A0}de la Paix \n")
+        #expect(t.text(t.rows[0], 0) == "7" && t.text(t.rows[0], 1) == "Rue\u{00A0}de la Paix" && t.text(t.rows[0], 5) == "")
+        // Fields outside ASCII take the validating path, and keep what they hold.
+        let u = try CSVTable(bytes: Array("name\nZürich\n\"東京\"\n".utf8), path: "t.csv", required: [])
+        #expect(u.rows.map(\.fields) == [["Zürich"], ["東京"]])
+        #expect(throws: CSVError("t.csv: line 2: invalid UTF-8")) { try CSVTable(bytes: [0x61, 0x0A, 0x62, 0xC3, 0x0A], path: "t.csv", required: []) }
+    }
+
     /// Streaming gives the rows and the errors the whole-table reader gives, and passes on
     /// what the caller throws.
     @Test func streamingRowsMatchTheTable() throws {
