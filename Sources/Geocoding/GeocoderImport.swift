@@ -105,7 +105,7 @@ extension GeocoderBuilder {
                 guard (-90...90).contains(lat), (-180...180).contains(lon) else {
                     throw GeocoderError("\(path): line \(row.line): impossible coordinate \(lat),\(lon)")
                 }
-                let name = row.fields[na].trimmingCharacters(in: .whitespaces)
+                let name = table.text(row, na)
                 // GeoNames has a few unnamed places; they cannot be searched, so they are
                 // skipped and counted rather than failing the whole file.
                 guard !name.isEmpty else { unnamedGazetteerRows += 1; continue }

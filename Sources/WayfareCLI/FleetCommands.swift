@@ -48,7 +48,7 @@ func readIdentifiedPoints(_ path: String, uniqueIds: Bool) throws(CLIError) -> (
     ids.reserveCapacity(table.rows.count); points.reserveCapacity(table.rows.count)
     var seen = Set<String>()
     for row in table.rows {
-        let id = row.fields[i].trimmingCharacters(in: .whitespaces)
+        let id = table.text(row, i)
         guard !id.isEmpty else { throw CLIError("\(path): line \(row.line): empty id") }
         let lat = try table.value(row, la), lon = try table.value(row, lo)
         do { points.append(try Coordinate(latitude: lat, longitude: lon)) } catch {

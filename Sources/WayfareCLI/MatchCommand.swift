@@ -36,7 +36,7 @@ func readTrace(_ path: String) throws(CLIError) -> [TracePoint] {
             throw CLIError("\(path): line \(row.line): \(error)")
         }
         var time: Double?
-        if let ti, !row.fields[ti].trimmingCharacters(in: .whitespaces).isEmpty {
+        if let ti, !table.text(row, ti).isEmpty {
             let t = try table.value(row, ti)
             guard t.isFinite, t >= 0 else { throw CLIError("\(path): line \(row.line): time must be a finite number ≥ 0") }
             if let before = out.last?.time, t < before { throw CLIError("\(path): line \(row.line): time is earlier than the row before") }
