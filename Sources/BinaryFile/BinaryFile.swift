@@ -52,15 +52,9 @@ package struct BinaryFile: Sendable {
         return out
     }
 
-    /// The payload of a file after checking its magic, version, length and checksum; the
-    /// error is the reason, in words, the file cannot be used.
-    package func unwrap(_ bytes: [UInt8]) throws(BinaryFormatError) -> [UInt8] {
-        _ = try reader(for: bytes)
-        return Array(bytes[Self.headerSize...])
-    }
-
-    /// The same checks as `unwrap`, and a reader at the start of the payload: the payload is
-    /// read where it lies, not copied first (at a million nodes a graph's is 591 MB).
+    /// A reader at the start of a file's payload, after checking its magic, version, length
+    /// and checksum; the error is the reason, in words, the file cannot be used. The payload
+    /// is read where it lies, not copied first (at a million nodes a graph's is 591 MB).
     package func reader(for bytes: [UInt8]) throws(BinaryFormatError) -> BinaryReader {
         guard bytes.count >= Self.headerSize else {
             throw BinaryFormatError(bytes.count >= 8 && Array(bytes[0..<8]) == magic
@@ -89,16 +83,15 @@ package struct BinaryFile: Sendable {
     /// into the array (`read(2)`, no `Data` in between: one copy of a large file, not two);
     /// anything else through `FileManager`.
     package static func readBytes(path: String) throws(BinaryFormatError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw BinaryFormatError(FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file")
+        func unreadable() -> BinaryFormatError {
+            BinaryFormatError(FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file")
         }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw unreadable() }
         defer { close(fd) }
         var status = stat()
         guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG, let size = Int(exactly: status.st_size) else {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw BinaryFormatError(FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file")
-            }
+            guard let data = FileManager.default.contents(atPath: path) else { throw unreadable() }
             return [UInt8](data)
         }
         var failed = false
