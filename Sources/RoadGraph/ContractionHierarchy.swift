@@ -47,6 +47,8 @@ struct ContractionHierarchy: Sendable {
     /// How many contractions and simulations ran their searches on two threads (not
     /// stored in the graph file).
     var splitContractions = 0
+    /// How many times the remaining nodes were renumbered (not stored either).
+    var compactions = 0
 
     var shortcutCount: Int { shortcutFirst.count }
     var memoryBytes: Int {
@@ -66,14 +68,19 @@ struct ContractionHierarchy: Sendable {
     /// Contracts the graph given by its edges (tail[e] → head[e] at weight[e]), telling
     /// `progress` the share of nodes contracted so far (about a hundred times). With two
     /// `workers` (the default on two cores or more) the dense nodes' witness searches run on
-    /// two threads; the hierarchy is the same with one.
+    /// two threads; the hierarchy is the same with one. The remaining nodes are renumbered
+    /// as they dwindle, down to `compactionFloor` ids (tests lower it, or set it past `n` to
+    /// renumber nothing); the hierarchy is the same either way.
     init(nodeCount n: Int, tail: [UInt32], head: [UInt32], weight: [UInt32],
-         workers: Int = ProcessInfo.processInfo.activeProcessorCount >= 2 ? 2 : 1, progress: ((Double) -> Void)? = nil) {
+         workers: Int = ProcessInfo.processInfo.activeProcessorCount >= 2 ? 2 : 1, compactionFloor: Int = 1_024,
+         progress: ((Double) -> Void)? = nil) {
         originalEdgeCount = head.count
-        var c = Contractor(nodeCount: n, tail: tail, head: head, weight: weight, workers: workers)
+        var c = Contractor(nodeCount: n, tail: tail, head: head, weight: weight, workers: workers,
+                           compactionFloor: compactionFloor)
         c.run(progress: progress)
         c.helper?.stop()
         splitContractions = c.splitContractions
+        compactions = c.compactions
         c.releaseWorkingState()
         rank = [UInt32](repeating: 0, count: n)
         for (r, v) in c.order.enumerated() { rank[Int(v)] = UInt32(r) }
@@ -215,15 +222,15 @@ private struct KeptArcs {
 
     init(nodeCount n: Int) { start = .init(repeating: 0, count: n); count = start }
 
-    /// Keeps `v`'s arcs `list[range]`.
-    mutating func keep(_ v: Int, _ list: [HierarchyArc], _ range: Range<Int>) {
+    /// Keeps node `v`'s arcs `list[range]`, whose nodes are working ids: `node[id]` is the
+    /// network node each stands for.
+    mutating func keep(_ v: Int, _ list: [HierarchyArc], _ range: Range<Int>, naming node: [UInt32]) {
         start[v] = UInt32(arcs.count); count[v] = UInt32(range.count)
-        arcs.append(contentsOf: list[range])
-    }
-
-    /// The arcs of node v.
-    func arcs(of v: Int) -> ArraySlice<HierarchyArc> {
-        arcs[Int(start[v])..<(Int(start[v]) + Int(count[v]))]
+        for k in range {
+            var arc = list[k]
+            arc.node = node[Int(arc.node)]
+            arcs.append(arc)
+        }
     }
 
     /// The arcs as CSR arrays in rank order, each arc's node given as its rank; the array is
@@ -374,8 +381,20 @@ private struct WitnessSearch {
 /// they did or not. Why only then: at the start of a contraction each node's searches take
 /// a microsecond or two, less than waking another thread; the dense core left at the end,
 /// where degrees reach the tens and the time goes, is where the second core pays.
+///
+/// The remaining nodes are renumbered as the graph shrinks (`compact()`): every time they
+/// fall to a quarter of the ids in use, they take the ids 0, 1, 2, … in their old order.
+/// Why: the dense core, where the time goes, is a few thousand nodes scattered over the
+/// whole city, and a witness search there touched a cache line of labels per arc it relaxed;
+/// renumbered, their labels and arc slots fit in the cache. Nothing else changes: the
+/// renumbering keeps the nodes' order (every tie is broken by id, in the queue and in the
+/// searches) and each list's order, so the hierarchy is the same, arc for arc.
 private struct Contractor {
     let n: Int
+    /// The network node each working id stands for.
+    var node: [UInt32]
+    /// Renumber no further once the ids in use are fewer than this.
+    let compactionFloor: Int
     var out: ArcLists
     var into: ArcLists
     var contracted: [Bool]
@@ -395,6 +414,8 @@ private struct Contractor {
     var searches: [WitnessSearch]
     /// How many calls of `contract` split their searches.
     var splitContractions = 0
+    /// How many times `compact()` ran.
+    var compactions = 0
     /// The next in-neighbour a worker of the node being contracted takes.
     let nextInNeighbour = AtomicCounter()
     /// The second worker's thread, when there are two cores.
@@ -410,8 +431,10 @@ private struct Contractor {
 
     /// The graph of `n` nodes whose edges run `tail[e]` → `head[e]` at `weight[e]`, ready
     /// to contract (loops left out, parallel edges kept at their lowest weight).
-    init(nodeCount n: Int, tail: [UInt32], head: [UInt32], weight: [UInt32], workers: Int) {
+    init(nodeCount n: Int, tail: [UInt32], head: [UInt32], weight: [UInt32], workers: Int, compactionFloor: Int) {
         self.n = n
+        node = (0..<UInt32(n)).map { $0 }
+        self.compactionFloor = compactionFloor
         // Parallel edges give a node fewer arcs than this, which is room to spare.
         var outDegree = [Int32](repeating: 0, count: n), inDegree = outDegree
         for e in head.indices where tail[e] != head[e] { outDegree[Int(tail[e])] += 1; inDegree[Int(head[e])] += 1 }
@@ -430,7 +453,7 @@ private struct Contractor {
     /// Frees what only contraction needs, before the kept arcs are laid out.
     mutating func releaseWorkingState() {
         out = ArcLists(degrees: []); into = out
-        searches = []; needed = []; contracted = []; deletedNeighbours = []; depth = []
+        searches = []; needed = []; contracted = []; deletedNeighbours = []; depth = []; node = []
     }
 
     /// Adds u → x, or lowers the weight of an existing u → x arc.
@@ -543,16 +566,17 @@ private struct Contractor {
             contracted[v] = true
             done += 1
             if done % step == 0 { progress?(Double(done) / Double(n)) }
-            order.append(UInt32(v))
-            upward.keep(v, out.arcs, out.range(v)); downward.keep(v, into.arcs, into.range(v))
+            order.append(node[v])
+            upward.keep(Int(node[v]), out.arcs, out.range(v), naming: node)
+            downward.keep(Int(node[v]), into.arcs, into.range(v), naming: node)
             neighbours.removeAll(keepingCapacity: true)
-            for a in upward.arcs(of: v) {
-                let x = Int(a.node)
+            for k in out.range(v) {
+                let x = Int(out.arcs[k].node)
                 into.remove(v, from: x)
                 neighbours.append(x)
             }
-            for a in downward.arcs(of: v) {
-                let u = Int(a.node)
+            for k in into.range(v) {
+                let u = Int(into.arcs[k].node)
                 out.remove(v, from: u)
                 neighbours.append(u)
             }
@@ -561,6 +585,46 @@ private struct Contractor {
                 deletedNeighbours[x] += 1
                 depth[x] = max(depth[x], depth[v] + 1)
             }
+            let ids = contracted.count
+            if (n - done) * 4 <= ids && ids >= compactionFloor {
+                let renamed = compact()
+                var fresh = MinHeap()
+                while let (p, u) = queue.pop() {
+                    if renamed[u] >= 0 { fresh.push(p, Int(renamed[u])) }
+                }
+                queue = fresh
+            }
         }
+    }
+
+    /// Gives the remaining nodes the ids 0, 1, 2, … in their old order, and returns each old
+    /// id's new one (-1: contracted). Call between contractions.
+    mutating func compact() -> [Int32] {
+        precondition(simulated == -1, "compacting between a simulation and its contraction")
+        compactions += 1
+        var renamed = [Int32](repeating: -1, count: contracted.count)
+        var kept: [Int] = []
+        for v in contracted.indices where !contracted[v] {
+            renamed[v] = Int32(kept.count)
+            kept.append(v)
+        }
+        func renumbered(_ lists: ArcLists) -> ArcLists {
+            var fresh = ArcLists(degrees: kept.map { Int32(lists.count($0)) })
+            for (i, v) in kept.enumerated() {
+                for k in lists.range(v) {
+                    var arc = lists.arcs[k]
+                    arc.node = UInt32(renamed[Int(arc.node)])
+                    fresh.append(arc, to: i)
+                }
+            }
+            return fresh
+        }
+        out = renumbered(out); into = renumbered(into)
+        node = kept.map { node[$0] }
+        deletedNeighbours = kept.map { deletedNeighbours[$0] }
+        depth = kept.map { depth[$0] }
+        contracted = .init(repeating: false, count: kept.count)
+        searches = searches.map { _ in WitnessSearch(nodeCount: kept.count) }
+        return renamed
     }
 }
