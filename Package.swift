@@ -98,7 +98,7 @@ let package = Package(
         .target(name: "Favourites", dependencies: ["Geodesy"], exclude: ["README.md"]),
         .target(name: "OSM", dependencies: ["CZlib"], exclude: ["README.md"]),
         .target(name: "Geocoding", dependencies: ["OSM", "Geodesy", "SpatialIndex", "BinaryFile", "CSVFile"], exclude: ["README.md"]),
-        .target(name: "RoadGraph", dependencies: ["Essentials", "OSM", "Geodesy", "SpatialIndex", "BinaryFile", "CSVFile"], exclude: ["README.md"]),
+        .target(name: "RoadGraph", dependencies: ["Essentials", "OSM", "Geodesy", "SpatialIndex", "BinaryFile", "CSVFile", "CIntrinsics"], exclude: ["README.md"]),
         .target(name: "TaxiDispatch", dependencies: ["Essentials", "Fleet", "Zones", "RoadGraph", "Geodesy"], exclude: ["README.md"]),
         .target(name: "CitySimulation", dependencies: ["TaxiDispatch", "Fleet", "Zones", "RoadGraph", "Geodesy", "Essentials"], exclude: ["README.md"]),
         .target(name: "Fares", dependencies: ["Zones", "Fleet", "RoadGraph", "Geodesy", "GeoJSON"], exclude: ["README.md"]),

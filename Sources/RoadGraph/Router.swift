@@ -1,3 +1,4 @@
+import CIntrinsics
 import Foundation
 import Geodesy
 import SpatialIndex
@@ -562,6 +563,12 @@ struct SearchSide {
                                                gen: UInt32, best: inout UInt32, meet: inout Int) -> Int {
         let (d, u) = heap.pop()!
         guard d == labels[u].dist else { return 0 }
+        // The node likely settled next on this side: its arcs can be on their way from
+        // memory while u's are read (a query high in a large hierarchy mostly waits for arcs).
+        if let y = heap.peekNode {
+            Self.prefetchArcs(of: y, first, arcs)
+            Self.prefetchArcs(of: y, stallFirst, stallArcs)
+        }
         if other.labels[u].stamp == gen, plus(d, other.labels[u].dist) < best { best = plus(d, other.labels[u].dist); meet = u }
         for k in Int(stallFirst[u])..<Int(stallFirst[u + 1]) {
             let a = stallArcs[k], x = Int(a.node)
@@ -572,6 +579,20 @@ struct SearchSide {
             if improve(x, to: nd, edge: a.edge, from: u, gen: gen) { heap.push(nd, x) }
         }
         return 1
+    }
+}
+
+extension SearchSide {
+    /// Asks for the first cache lines of node y's arcs (up to 24 arcs, five to a line): the
+    /// hardware carries a longer list on once it is under way. Measured on the 1M grid
+    /// (`bench route`, alternating runs): a distance route 2.7–3.1 → 2.6–2.8 ms, a time route
+    /// 189–221 → 169–177 µs; Monaco unchanged. A prefetch never faults, and y < `first.count - 1`.
+    @inline(__always) static func prefetchArcs(of y: Int, _ first: [UInt32], _ arcs: [HierarchyArc]) {
+        let lo = Int(first[y]), hi = min(Int(first[y + 1]), lo + 24)
+        arcs.withUnsafeBufferPointer { a in
+            guard let base = a.baseAddress else { return }
+            for k in stride(from: lo, to: hi, by: 5) { wayfare_prefetch(base + k) }
+        }
     }
 }
 

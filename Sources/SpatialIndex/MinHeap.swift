@@ -14,6 +14,8 @@ public struct MinHeap: Sendable {
     @inlinable public var isEmpty: Bool { heap.isEmpty }
     /// The number of elements.
     @inlinable public var count: Int { heap.count }
+    /// The node with the smallest key, if any.
+    @inlinable public var peekNode: Int? { heap.top.map { Int($0 & 0xFFFF_FFFF) } }
     /// The smallest key, if any.
     @inlinable public var peekKey: UInt32? { heap.top.map { UInt32($0 >> 32) } }
 
