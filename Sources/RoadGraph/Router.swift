@@ -1,4 +1,3 @@
-import CIntrinsics
 import Foundation
 import Geodesy
 import SpatialIndex
@@ -522,82 +521,4 @@ public final class Router {
         let toHead = network.edgePiece[e] & RoadNetwork.reversedBit != 0 ? s.fraction : 1 - s.fraction
         return leaving ? toHead : 1 - toHead
     }
-}
-
-/// One direction of a search: per node its tentative cost and the edge and node it was
-/// reached by, valid where its stamp equals the router's generation; and the queue.
-///
-/// Why one array of labels, not four arrays: a search reads and writes a node's four
-/// fields together, so they share a cache line, and a write checks one array's uniqueness
-/// instead of four (the checks were a twentieth of a map match's instructions).
-struct SearchSide {
-    /// A node's label: `dist` its cost, `edge` and `node` how it was reached (`edge` with
-    /// `Router.seedBit` set for a seed: the seed's index), valid where `stamp` is current.
-    struct Label: BitwiseCopyable {
-        var dist: UInt32, edge: UInt32, node: UInt32, stamp: UInt32
-    }
-
-    var labels: [Label]
-    var heap = MinHeap()
-
-    init(nodeCount n: Int) {
-        labels = .init(repeating: Label(dist: 0, edge: 0, node: 0, stamp: 0), count: n)
-    }
-
-    mutating func resetStamps() { for i in labels.indices { labels[i].stamp = 0 } }
-
-    /// Records x at cost d (reached by `edge` from `u`) if that is new or better.
-    @inline(__always) mutating func improve(_ x: Int, to d: UInt32, edge: UInt32, from u: Int, gen: UInt32) -> Bool {
-        let old = labels[x]
-        guard old.stamp != gen || d < old.dist else { return false }
-        labels[x] = Label(dist: d, edge: edge, node: UInt32(u), stamp: gen)
-        return true
-    }
-
-    /// Settles the next node of a hierarchy search along `arcs`, noting a better meeting
-    /// with the other side. Stall-on-demand: a node reached more cheaply through a `stall`
-    /// arc from a higher node this side has seen is not expanded, since its cost is not
-    /// yet its distance. Returns 1 when a node was settled, 0 for a stale queue entry.
-    @inline(__always) mutating func settleNext(other: SearchSide, arcs first: [UInt32], _ arcs: [HierarchyArc],
-                                               stall stallFirst: [UInt32], _ stallArcs: [HierarchyArc],
-                                               gen: UInt32, best: inout UInt32, meet: inout Int) -> Int {
-        let (d, u) = heap.pop()!
-        guard d == labels[u].dist else { return 0 }
-        // The node likely settled next on this side: its arcs can be on their way from
-        // memory while u's are read (a query high in a large hierarchy mostly waits for arcs).
-        if let y = heap.peekNode {
-            Self.prefetchArcs(of: y, first, arcs)
-            Self.prefetchArcs(of: y, stallFirst, stallArcs)
-        }
-        if other.labels[u].stamp == gen, plus(d, other.labels[u].dist) < best { best = plus(d, other.labels[u].dist); meet = u }
-        for k in Int(stallFirst[u])..<Int(stallFirst[u + 1]) {
-            let a = stallArcs[k], x = Int(a.node)
-            if labels[x].stamp == gen, plus(labels[x].dist, a.weight) < d { return 1 }
-        }
-        for k in Int(first[u])..<Int(first[u + 1]) {
-            let a = arcs[k], x = Int(a.node), nd = plus(d, a.weight)
-            if improve(x, to: nd, edge: a.edge, from: u, gen: gen) { heap.push(nd, x) }
-        }
-        return 1
-    }
-}
-
-extension SearchSide {
-    /// Asks for the first cache lines of node y's arcs (up to 24 arcs, five to a line): the
-    /// hardware carries a longer list on once it is under way. Measured on the 1M grid
-    /// (`bench route`, alternating runs): a distance route 2.7–3.1 → 2.6–2.8 ms, a time route
-    /// 189–221 → 169–177 µs; Monaco unchanged. A prefetch never faults, and y < `first.count - 1`.
-    @inline(__always) static func prefetchArcs(of y: Int, _ first: [UInt32], _ arcs: [HierarchyArc]) {
-        let lo = Int(first[y]), hi = min(Int(first[y + 1]), lo + 24)
-        arcs.withUnsafeBufferPointer { a in
-            guard let base = a.baseAddress else { return }
-            for k in stride(from: lo, to: hi, by: 5) { wayfare_prefetch(base + k) }
-        }
-    }
-}
-
-/// Saturating addition: costs never wrap around.
-@inline(__always) func plus(_ a: UInt32, _ b: UInt32) -> UInt32 {
-    let (s, o) = a.addingReportingOverflow(b)
-    return o ? .max : s
 }
