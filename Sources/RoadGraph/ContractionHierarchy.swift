@@ -309,7 +309,7 @@ private struct Contractor {
     /// to contract (loops left out, parallel edges kept at their lowest weight).
     init(nodeCount n: Int, tail: [UInt32], head: [UInt32], weight: [UInt32], workers: Int, compactionFloor: Int) {
         self.n = n
-        node = (0..<UInt32(n)).map { $0 }
+        node = Array(0..<UInt32(n))
         self.compactionFloor = compactionFloor
         // Parallel edges give a node fewer arcs than this, which is room to spare.
         var outDegree = [Int32](repeating: 0, count: n), inDegree = outDegree
@@ -462,20 +462,13 @@ private struct Contractor {
                 depth[x] = max(depth[x], depth[v] + 1)
             }
             let ids = contracted.count
-            if (n - done) * 4 <= ids && ids >= compactionFloor {
-                let renamed = compact()
-                var fresh = MinHeap()
-                while let (p, u) = queue.pop() {
-                    if renamed[u] >= 0 { fresh.push(p, Int(renamed[u])) }
-                }
-                queue = fresh
-            }
+            if (n - done) * 4 <= ids && ids >= compactionFloor { compact(queue: &queue) }
         }
     }
 
-    /// Gives the remaining nodes the ids 0, 1, 2, … in their old order, and returns each old
-    /// id's new one (-1: contracted). Call between contractions.
-    mutating func compact() -> [Int32] {
+    /// Gives the remaining nodes the ids 0, 1, 2, … in their old order, in every working
+    /// array and in `queue`. Call between contractions.
+    mutating func compact(queue: inout MinHeap) {
         precondition(simulated == -1, "compacting between a simulation and its contraction")
         compactions += 1
         var renamed = [Int32](repeating: -1, count: contracted.count)
@@ -501,6 +494,10 @@ private struct Contractor {
         depth = kept.map { depth[$0] }
         contracted = .init(repeating: false, count: kept.count)
         searches = searches.map { _ in WitnessSearch(nodeCount: kept.count) }
-        return renamed
+        var fresh = MinHeap()
+        while let (key, v) = queue.pop() {
+            if renamed[v] >= 0 { fresh.push(key, Int(renamed[v])) }
+        }
+        queue = fresh
     }
 }

@@ -61,9 +61,9 @@ struct SearchSide {
 
 extension SearchSide {
     /// Asks for the first cache lines of node y's arcs (up to 24 arcs, five to a line): the
-    /// hardware carries a longer list on once it is under way. Measured on the 1M grid
-    /// (`bench route`, alternating runs): a distance route 2.7–3.1 → 2.6–2.8 ms, a time route
-    /// 189–221 → 169–177 µs; Monaco unchanged. A prefetch never faults, and y < `first.count - 1`.
+    /// hardware carries a longer list on once it is under way. It made routes on the 1M grid
+    /// a tenth faster and left Monaco's unchanged (docs/benchmarks.md, "A renumbered core,
+    /// and arcs fetched ahead"). A prefetch never faults, and y < `first.count - 1`.
     @inline(__always) static func prefetchArcs(of y: Int, _ first: [UInt32], _ arcs: [HierarchyArc]) {
         let lo = Int(first[y]), hi = min(Int(first[y + 1]), lo + 24)
         arcs.withUnsafeBufferPointer { a in
