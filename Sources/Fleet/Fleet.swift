@@ -167,23 +167,17 @@ public final class Fleet: Sendable {
     public let configuration: Configuration
     /// The fleet's time source.
     public let clock: any FleetClock
-    /// Report times are stored as whole seconds from this epoch in the tree's stamps.
-    let epoch: Date
     let state: Locked<State>
     let replicas: Replicas
 
-    /// An empty fleet reading the time from `clock`. `epoch` is the time that the index's
-    /// report stamps count from, in whole seconds held in 32 bits: times more than 68 years
-    /// from it saturate.
-    public init(configuration: Configuration = .init(), clock: any FleetClock = SystemClock(),
-                epoch: Date = Date(timeIntervalSince1970: 1_700_000_000)) throws(FleetError) {
+    /// An empty fleet reading the time from `clock`.
+    public init(configuration: Configuration = .init(), clock: any FleetClock = SystemClock()) throws(FleetError) {
         guard configuration.cabTypes.count <= 16 else { throw .tooManyCabTypes(configuration.cabTypes.count) }
         self.configuration = configuration
         self.clock = clock
-        self.epoch = epoch
         state = Locked(State())
         let types = configuration.cabTypes
-        replicas = Replicas(tagOf: { Self.tag(of: $0, types: types) }, stampOf: { Self.stamp($0, epoch: epoch) })
+        replicas = Replicas(tagOf: { Self.tag(of: $0, types: types) }, stampOf: { Self.stamp($0) })
     }
 
     // MARK: Registering and reporting
@@ -268,7 +262,7 @@ public final class Fleet: Sendable {
     private func record(_ position: Coordinate, at time: Date, slotOf: (State) -> Int,
                         unknown: (State) -> String) throws(FleetError) -> ReportOutcome {
         let now = clock.now()
-        let stamp = self.stamp(time)
+        let stamp = Self.stamp(time)
         let result: Result<ReportOutcome, FleetError> = state.withLock { s in
             let c = slotOf(s)
             guard c >= 0, c < s.cabs.count, s.live[c] else { return .failure(.unknownCab(unknown(s))) }
@@ -399,12 +393,12 @@ public final class Fleet: Sendable {
                         now: Date? = nil, using w: FleetWorkspace) -> [CabMatch] {
         guard k > 0 else { return [] }
         let clockTime = clock.now()
-        let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now ?? clockTime)
+        let filter = self.filter(types: types, statuses: statuses, now: now ?? clockTime)
         var found: [NearbyCab] = []
         swap(&found, &w.found)
         defer { swap(&found, &w.found) }
         return read(at: clockTime) { r in
-            search(k, to: point, within: radius, filter: filter, cutoff: cutoff, in: r, using: w, into: &found)
+            search(k, to: point, within: radius, filter: filter, in: r, using: w, into: &found)
             let cabs = r.cabs
             return found.map { CabMatch(cab: cabs[Int($0.handle.slot)], distance: $0.distance) }
         }
@@ -420,49 +414,45 @@ public final class Fleet: Sendable {
         result.removeAll(keepingCapacity: true)
         guard k > 0 else { return }
         let clockTime = clock.now()
-        let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now ?? clockTime)
-        read(at: clockTime) { r in search(k, to: point, within: radius, filter: filter, cutoff: cutoff, in: r, using: w, into: &result) }
+        let filter = self.filter(types: types, statuses: statuses, now: now ?? clockTime)
+        read(at: clockTime) { r in search(k, to: point, within: radius, filter: filter, in: r, using: w, into: &result) }
     }
 
     /// The search behind both `nearest` forms, into `found` (the caller's array, or for the
     /// `CabMatch` form the workspace's, taken out of it for the search: appending to a
     /// class's stored array checks exclusivity and uniqueness per element).
     ///
-    /// The tree's stamps are whole seconds, so its filter also admits cabs up to a second
-    /// staler than `staleAfter`; they are dropped here at full precision (each slot's report
-    /// time, kept in the replica beside the tree), asking for more when some were.
-    ///
-    /// Why the replica's tree and times are passed `borrowing` to a function of their own:
-    /// a call into another module on a class's stored property copies the value first,
-    /// retaining and releasing every array the tree holds. Done per result, that doubled a
-    /// query's time (`wayfare bench fleet` at 100k: reader p50 3.9 µs before, 2.05 µs with the
-    /// tree bound once per query). The profile still shows one copy per query; it is the
-    /// largest cost left outside the tree's own search.
-    private func search(_ k: Int, to point: Coordinate, within radius: Double, filter: EntryFilter, cutoff: Date,
+    /// The tree's filter is the whole test, freshness included: its stamps are the report
+    /// times in order (`stamp(_:)`), so no answer is checked again here.
+    private func search(_ k: Int, to point: Coordinate, within radius: Double, filter: EntryFilter,
                         in r: Replica, using w: FleetWorkspace, into found: inout [NearbyCab]) {
         w.lastSearchDataTime = Date(timeIntervalSinceReferenceDate: replicas.publishedTime)
         // The neighbours buffer is taken out of the workspace for the same reason.
         var neighbours: [Neighbour] = []
         swap(&neighbours, &w.neighbours)
         defer { swap(&neighbours, &w.neighbours) }
-        Self.search(k, to: point, within: radius, filter: filter, cutoff: cutoff.timeIntervalSinceReferenceDate,
-                    tree: r.tree, reported: r.reportTime, search: w.search, neighbours: &neighbours, into: &found)
+        Self.search(k, to: point, within: radius, filter: filter, tree: &r.tree, search: w.search, neighbours: &neighbours, into: &found)
     }
 
-    /// `search(_:to:within:filter:cutoff:in:using:into:)` on the borrowed tree and report times.
-    private static func search(_ k: Int, to point: Coordinate, within radius: Double, filter: EntryFilter, cutoff limit: TimeInterval,
-                               tree: borrowing RTree<Int32>, reported: borrowing [TimeInterval], search: SearchWorkspace,
+    /// `search(_:to:within:filter:in:using:into:)` on the replica's tree where it lies.
+    ///
+    /// Why `inout`, for a search that writes nothing: a call on a value the compiler cannot
+    /// prove stable for the call's length (a class's property, a pointer's `pointee`) copies
+    /// it first, retaining and releasing every array the tree holds; `perf` showed the copy
+    /// once per query, the largest cost outside the tree's own search, and per result it had
+    /// doubled a query. An `inout` argument is the caller's memory, held exclusively, so the
+    /// search reads the tree where it lies. Several readers may pass the same replica's tree
+    /// at once: it is reached through an addressor (`Replica.tree`), which no exclusivity
+    /// check covers, and none of them writes it; the left–right protocol keeps the writer
+    /// out.
+    private static func search(_ k: Int, to point: Coordinate, within radius: Double, filter: EntryFilter,
+                               tree: inout RTree<Int32>, search: SearchWorkspace,
                                neighbours: inout [Neighbour], into found: inout [NearbyCab]) {
-        var asked = k
-        while true {
-            found.removeAll(keepingCapacity: true)
-            tree.nearest(asked, to: point, within: radius, filter: filter, into: &neighbours, using: search)
-            for n in neighbours where found.count < k {
-                guard let c = tree[n.entry], reported[Int(c)] >= limit else { continue }
-                found.append(NearbyCab(handle: CabHandle(slot: c), distance: n.distance))
-            }
-            if found.count == k || neighbours.count < asked || asked >= tree.count { return }
-            asked = min(asked * 2, tree.count)
+        found.removeAll(keepingCapacity: true)
+        tree.nearest(k, to: point, within: radius, filter: filter, into: &neighbours, using: search)
+        for n in neighbours {
+            guard let c = tree.payload(of: n) else { continue }
+            found.append(NearbyCab(handle: CabHandle(slot: c), distance: n.distance))
         }
     }
 
@@ -477,14 +467,13 @@ public final class Fleet: Sendable {
     public func cabs(within radius: Double, of point: Coordinate, types: Set<CabType>? = nil,
                      statuses: Set<CabStatus>? = nil, now: Date? = nil, using w: FleetWorkspace) -> [CabMatch] {
         let clockTime = clock.now()
-        let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now ?? clockTime)
+        let filter = self.filter(types: types, statuses: statuses, now: now ?? clockTime)
         return read(at: clockTime) { r in
             w.lastSearchDataTime = Date(timeIntervalSinceReferenceDate: replicas.publishedTime)
-            let tree = r.tree, cabs = r.cabs  // once, not per result (see `search(_:to:within:filter:cutoff:in:using:into:)`)
+            let tree = r.tree, cabs = r.cabs  // once, not per result (see `search(_:to:within:filter:tree:search:neighbours:into:)`)
             tree.within(radius, of: point, filter: filter, sorted: true, into: &w.neighbours, using: w.search)
             return w.neighbours.compactMap { n in
-                guard let c = tree[n.entry], let last = cabs[Int(c)].lastReport, last >= cutoff else { return nil }
-                return CabMatch(cab: cabs[Int(c)], distance: n.distance)
+                tree.payload(of: n).map { CabMatch(cab: cabs[Int($0)], distance: n.distance) }
             }
         }
     }
@@ -496,22 +485,21 @@ public final class Fleet: Sendable {
     public func cabs(in zone: Zone, of zones: ZoneSet, types: Set<CabType>? = nil,
                      statuses: Set<CabStatus>? = Set(CabStatus.allCases), now: Date? = nil) -> [Cab] {
         let clockTime = clock.now()
-        let (filter, cutoff) = self.filter(types: types, statuses: statuses, now: now ?? clockTime)
+        let filter = self.filter(types: types, statuses: statuses, now: now ?? clockTime)
         let w = FleetWorkspace()
         return read(at: clockTime) { r -> [Cab] in
-            let tree = r.tree, cabs = r.cabs  // once, not per result (see `search(_:to:within:filter:cutoff:in:using:into:)`)
+            let tree = r.tree, cabs = r.cabs  // once, not per result (see `search(_:to:within:filter:tree:search:neighbours:into:)`)
             tree.inside(zones.bounds(of: zone), filter: filter, into: &w.entries, using: w.search)
             return w.entries.compactMap { e -> Cab? in
-                guard let p = tree.position(of: e), let c = tree[e], let last = cabs[Int(c)].lastReport,
-                      last >= cutoff, zones.covers(p, zone: zone) else { return nil }
+                guard let p = tree.position(of: e), let c = tree[e], zones.covers(p, zone: zone) else { return nil }
                 return cabs[Int(c)]
             }
         }.sorted { $0.id < $1.id }
     }
 
-    /// The tree filter for a search (its stamp bound rounded down to whole seconds, so it
-    /// never drops a fresh cab) and the exact freshness cutoff.
-    func filter(types: Set<CabType>?, statuses: Set<CabStatus>?, now: Date) -> (EntryFilter, Date) {
+    /// The tree filter for a search: the types, the statuses, and reported at or after
+    /// `staleAfter` before `now` (exactly: see `stamp(_:)`).
+    func filter(types: Set<CabType>?, statuses: Set<CabStatus>?, now: Date) -> EntryFilter {
         var typeBits: UInt32 = 0xFFFF
         if let types {
             typeBits = 0
@@ -523,7 +511,7 @@ public final class Fleet: Sendable {
             for s in statuses { statusBits |= 1 << UInt32(16 + s.rawValue) }
         }
         let cutoff = now.addingTimeInterval(-configuration.staleAfter)
-        return (EntryFilter(anyOf: typeBits, alsoAnyOf: statusBits, minimumStamp: stamp(cutoff)), cutoff)
+        return EntryFilter(anyOf: typeBits, alsoAnyOf: statusBits, minimumStamp: Self.stamp(cutoff))
     }
 
     /// The R-tree tag of a cab: its type's bit in the low half, its status's in the high.
@@ -532,12 +520,18 @@ public final class Fleet: Sendable {
         return 1 << UInt32(t) | 1 << UInt32(16 + cab.status.rawValue)
     }
 
-    /// Whole seconds since the epoch, rounded down and clamped to Int32.
-    func stamp(_ date: Date) -> Int32 { Self.stamp(date, epoch: epoch) }
-
-    static func stamp(_ date: Date, epoch: Date) -> Int32 {
-        let s = date.timeIntervalSince(epoch).rounded(.down)
-        return Int32(max(Double(Int32.min), min(Double(Int32.max), s)))
+    /// A time as the tree's stamp: an integer in the same order as the times, with nothing
+    /// rounded, so that `stamp(a) >= stamp(b)` exactly when `a >= b`.
+    ///
+    /// How: a `Double`'s bits, read as a signed integer, are already in order for the
+    /// positive numbers and in reverse for the negative ones, which flipping every bit but
+    /// the sign puts right. Minus zero is made plus zero first (they are equal times), and
+    /// NaN, which no real clock gives, is older than everything.
+    static func stamp(_ date: Date) -> Int64 {
+        let t = date.timeIntervalSinceReferenceDate + 0.0
+        guard !t.isNaN else { return .min }
+        let bits = Int64(bitPattern: t.bitPattern)
+        return bits >= 0 ? bits : bits ^ Int64.max
     }
 }
 

@@ -12,12 +12,25 @@ import Synchronization
 /// `@exclusivity(unchecked)`: the protocol already keeps every access exclusive, and the
 /// runtime's per-access bookkeeping cost 7 % of the writer's time.
 final class Replica: @unchecked Sendable {
-    @exclusivity(unchecked) var tree = RTree<Int32>()
+    /// The tree, in memory of its own behind addressors: a search passes it `inout` to read
+    /// it where it lies (see `Fleet.search(_:to:within:filter:tree:search:neighbours:into:)`),
+    /// which a class's stored property would not allow readers to do at once.
+    var tree: RTree<Int32> {
+        unsafeAddress { UnsafePointer(treeCell) }
+        unsafeMutableAddress { treeCell }
+    }
+    private let treeCell: UnsafeMutablePointer<RTree<Int32>> = {
+        let cell = UnsafeMutablePointer<RTree<Int32>>.allocate(capacity: 1)
+        cell.initialize(to: RTree())
+        return cell
+    }()
     @exclusivity(unchecked) var cabs: [Cab] = []
     @exclusivity(unchecked) var entryOfCab: [Int32] = []
-    /// Each slot's last report time (seconds since 2001; -∞ before the first): what a search
-    /// checks freshness against, eight bytes a cab rather than the whole `Cab` record.
-    @exclusivity(unchecked) var reportTime: [TimeInterval] = []
+
+    deinit {
+        treeCell.deinitialize(count: 1)
+        treeCell.deallocate()
+    }
 }
 
 /// A change to the fleet, kept in a log between two publishes so that the replica the
@@ -25,7 +38,7 @@ final class Replica: @unchecked Sendable {
 enum FleetChange {
     /// Slots registered (appended in order); those with a position are placed in the tree.
     case register(Range<Int>)
-    case move(slot: Int32, position: Coordinate, stamp: Int32, time: Date)
+    case move(slot: Int32, position: Coordinate, stamp: Int64, time: Date)
     case status(slot: Int32, status: CabStatus)
     case remove(slot: Int32)
 }
@@ -58,14 +71,14 @@ final class Replicas: @unchecked Sendable {
     /// The bit pattern of the published replica's time (seconds since 2001, fleet clock).
     let publishedAt = Atomic<UInt64>((-Double.infinity).bitPattern)
     let tagOf: @Sendable (Cab) -> UInt32
-    let stampOf: @Sendable (Date) -> Int32
+    let stampOf: @Sendable (Date) -> Int64
 
     // Writer side: touched only under the fleet's state lock.
     @exclusivity(unchecked) var log: [FleetChange] = []
     /// Per slot: the log index of its last move since the publish, or -1.
     @exclusivity(unchecked) var pendingMove: [Int32] = []
 
-    init(tagOf: @escaping @Sendable (Cab) -> UInt32, stampOf: @escaping @Sendable (Date) -> Int32) {
+    init(tagOf: @escaping @Sendable (Cab) -> UInt32, stampOf: @escaping @Sendable (Date) -> Int64) {
         self.tagOf = tagOf; self.stampOf = stampOf
     }
 
@@ -158,7 +171,6 @@ final class Replicas: @unchecked Sendable {
             let empty = r.tree.count == 0
             for s in slots {
                 r.cabs.append(cabs[s]); r.entryOfCab.append(-1)
-                r.reportTime.append(cabs[s].lastReport?.timeIntervalSinceReferenceDate ?? -.infinity)
             }
             let placed = slots.filter { r.cabs[$0].position != nil && r.cabs[$0].lastReport != nil }
             if empty, placed.count > 1,
@@ -175,7 +187,6 @@ final class Replicas: @unchecked Sendable {
         case let .move(slot, position, stamp, time):
             let c = Int(slot)
             r.cabs[c].position = position; r.cabs[c].lastReport = time
-            r.reportTime[c] = time.timeIntervalSinceReferenceDate
             if r.entryOfCab[c] < 0 {
                 r.entryOfCab[c] = r.tree.insert(position, tag: tagOf(r.cabs[c]), stamp: stamp, payload: slot).rawValue
             } else {

@@ -21,7 +21,7 @@ extension RTreeCore {
     /// Why 16-byte records: the partitioning passes over every point once per binary split,
     /// and the time goes in memory traffic; with the 40-byte leaf slots a million points took
     /// 1.7× as long.
-    init(coordinates: [Coordinate], tags: [UInt32], stamps: [Int32]) {
+    init(coordinates: [Coordinate], tags: [UInt32], stamps: [Int64]) {
         self.init()
         let n = coordinates.count
         guard n > 0 else { return }
@@ -98,7 +98,7 @@ extension RTreeCore {
 
     /// Writes every entry into the slot `pack` gave it, in entry order, and fills the
     /// leaves' unused slots.
-    private mutating func writeLeaves(points: [SpherePoint], tags: [UInt32], stamps: [Int32]) {
+    private mutating func writeLeaves(points: [SpherePoint], tags: [UInt32], stamps: [Int64]) {
         let capacity = Self.leafCapacity, leaves = self.leaves, places = self.places
         // Room for a quarter more leaves: a live fleet splits leaves soon after a cold start,
         // and the first split would otherwise copy every slot into a new buffer (measured:

@@ -7,7 +7,7 @@ struct LeafSlot: Sendable {
     var x: Double, y: Double, z: Double
     var entry: Int32
     var tag: UInt32
-    var stamp: Int32
+    var stamp: Int64
 }
 
 /// One child of an inner node: its box and its id (a leaf or an inner node).
@@ -150,7 +150,7 @@ struct Header: Sendable {
     }
 
     /// The tag and stamp of a live entry.
-    func tagAndStamp(of entry: EntryID) -> (tag: UInt32, stamp: Int32) {
+    func tagAndStamp(of entry: EntryID) -> (tag: UInt32, stamp: Int64) {
         let slot = leafSlots[slotIndex(of: entry.rawValue)]
         return (slot.tag, slot.stamp)
     }

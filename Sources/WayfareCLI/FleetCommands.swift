@@ -96,7 +96,7 @@ struct BenchKNN: ParsableCommand {
         }
 
         var tree = RTree<Int32>()
-        let ones = [UInt32](repeating: 1, count: cabPoints.count), zeros = [Int32](repeating: 0, count: cabPoints.count)
+        let ones = [UInt32](repeating: 1, count: cabPoints.count), zeros = [Int64](repeating: 0, count: cabPoints.count)
         let payloads = (0..<Int32(cabPoints.count)).map { $0 }
         let buildTimes = (0..<repeats).map { _ in
             seconds { tree = try! RTree(coordinates: cabPoints, tags: ones, stamps: zeros, payloads: payloads) }  // equal lengths by construction

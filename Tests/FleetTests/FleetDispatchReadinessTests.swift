@@ -95,9 +95,42 @@ private let pickup = Coordinate(unchecked: 43.7393, 7.4277)
         #expect(fleet.cabs(within: 10, of: pickup, now: t0.addingTimeInterval(120.95)).isEmpty)
     }
 
+    @Test func aCabReportedAtTheCutoffIsFreshAndOneTickEarlierIsNot() throws {
+        let clock = ManualClock(t0)
+        let fleet = try fleet(clock, interval: 0)
+        try fleet.register(id: "a", type: .sedan, status: .available)
+        let reported = t0.addingTimeInterval(0.3)
+        try fleet.report(cab: "a", position: pickup, at: reported)
+        let atCutoff = reported.addingTimeInterval(fleet.configuration.staleAfter)
+        #expect(fleet.nearest(1, to: pickup, now: atCutoff).count == 1)
+        // The next representable time after the cutoff: the report is older than allowed.
+        let later = Date(timeIntervalSinceReferenceDate: atCutoff.timeIntervalSinceReferenceDate.nextUp)
+        #expect(fleet.nearest(1, to: pickup, now: later).isEmpty)
+        #expect(fleet.cabs(within: 10, of: pickup, now: later).isEmpty)
+    }
+
+    @Test func stampsAreInTheOrderOfTheirTimes() {
+        // The oracle is the comparison of the times themselves, over the edges of the Double
+        // line (signs, zeros, subnormals, infinities) and seeded ordinary times.
+        var times: [Double] = [-.infinity, -.greatestFiniteMagnitude, -1e9, -1, -.leastNormalMagnitude,
+                               -.leastNonzeroMagnitude, -0.0, 0, .leastNonzeroMagnitude, .leastNormalMagnitude,
+                               1, 1.0.nextUp, 8e8, 8e8.nextUp, .greatestFiniteMagnitude, .infinity]
+        var rng = SeededRandom(seed: 11)
+        for _ in 0..<2_000 { times.append(Double.random(in: -2e9...2e9, using: &rng)) }
+        for _ in 0..<200 { times.append(Double.random(in: -1e-300...1e-300, using: &rng)) }
+        let stamps = times.map { Fleet.stamp(Date(timeIntervalSinceReferenceDate: $0)) }
+        for i in times.indices {
+            for j in times.indices where (times[i] >= times[j]) != (stamps[i] >= stamps[j]) {
+                Issue.record("time \(times[i]) >= \(times[j]) is \(times[i] >= times[j]), stamps say otherwise")
+            }
+        }
+        #expect(Fleet.stamp(Date(timeIntervalSinceReferenceDate: .nan)) == .min)
+    }
+
     @Test func aNearestSearchSkipsAlmostStaleCabsAndStillReturnsK() throws {
-        // Ten cabs nearest the pickup are 120.4 s old (inside the tree's whole-second bound,
-        // stale at full precision); twenty farther ones are fresh: k=5 must be 5 fresh cabs.
+        // Ten cabs nearest the pickup are 120.4 s old (within a second of fresh, which
+        // whole-second stamps once let through); twenty farther ones are fresh: k=5 must be
+        // 5 fresh cabs.
         let clock = ManualClock(t0.addingTimeInterval(200))
         let fleet = try fleet(clock, interval: 0)
         for i in 0..<30 {

@@ -111,11 +111,30 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
         expectMatches(tree.nearest(10, to: q, filter: filter), Array(bruteForce(eligible, from: q).prefix(10)), pts, from: q)
         expectMatches(tree.within(1_500, of: q, filter: filter), bruteForce(eligible, from: q).filter { $0.d <= 1_500 }, pts, from: q)
         // A stamp filter: only entries reported at or after 1000.
-        var stamped = try RTree<Int>(coordinates: pts, tags: tags, stamps: pts.indices.map { Int32($0) }, payloads: Array(pts.indices))
+        var stamped = try RTree<Int>(coordinates: pts, tags: tags, stamps: pts.indices.map { Int64($0) }, payloads: Array(pts.indices))
         let fresh: [Coordinate?] = pts.indices.map { $0 >= 1_000 ? pts[$0] : nil }
         expectMatches(stamped.nearest(7, to: q, filter: EntryFilter(minimumStamp: 1_000)), Array(bruteForce(fresh, from: q).prefix(7)), pts, from: q)
         try stamped.setTag(EntryID(rawValue: 1_999), to: 1 << 20)
         #expect(stamped.tagAndStamp(of: EntryID(rawValue: 1_999)).map { $0 == (1 << 20, 1_999) } == true)
+        // Stamps use all 64 bits: the bound sits between two stamps beyond 32 bits.
+        let wide = try RTree<Int>(coordinates: pts, tags: tags, stamps: pts.indices.map { Int64($0) << 40 }, payloads: Array(pts.indices))
+        expectMatches(wide.nearest(7, to: q, filter: EntryFilter(minimumStamp: (1_000 << 40) - 1)), Array(bruteForce(fresh, from: q).prefix(7)), pts, from: q)
+        // The 64-bit stamp took the padding after the 32-bit one: a leaf slot is still 40 bytes.
+        #expect(MemoryLayout<LeafSlot>.stride == 40)
+    }
+
+    @Test func anAnswersPayloadIsReadWithoutItsPlace() throws {
+        let pts = points(500, around: Coordinate(unchecked: 40.7, -73.9), spread: 0.2, clustered: false, seed: 9)
+        let tree = try RTree<String>(coordinates: pts, tags: Array(repeating: 1, count: pts.count),
+                                     stamps: Array(repeating: 0, count: pts.count), payloads: pts.indices.map { "cab \($0)" })
+        let found = tree.nearest(20, to: Coordinate(unchecked: 40.71, -73.92))
+        #expect(found.count == 20)
+        #expect(found.map { tree.payload(of: $0) } == found.map { tree[$0.entry] })
+        // An answer of a larger tree names an id this one does not have: nil, not a trap.
+        let larger = try RTree<Int>(coordinates: pts + pts, tags: Array(repeating: 1, count: 2 * pts.count),
+                                    stamps: Array(repeating: 0, count: 2 * pts.count), payloads: Array(0..<(2 * pts.count)))
+        let beyond = larger.nearest(2 * pts.count, to: pts[0]).filter { Int($0.entry.rawValue) >= pts.count }
+        #expect(!beyond.isEmpty && beyond.allSatisfy { tree.payload(of: $0) == nil })
     }
 
     @Test func boxQueryMatchesBruteForce() throws {

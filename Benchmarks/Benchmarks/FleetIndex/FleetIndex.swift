@@ -35,7 +35,7 @@ let benchmarks: @Sendable () -> Void = {
 
     for count in [10_000, 100_000, 1_000_000] {
         let cabs = city.points(count, seed: 43)
-        let tags = [UInt32](repeating: 1, count: count), stamps = [Int32](repeating: 0, count: count)
+        let tags = [UInt32](repeating: 1, count: count), stamps = [Int64](repeating: 0, count: count)
         let payloads = (0..<Int32(count)).map { $0 }
         let built = try! RTree(coordinates: cabs, tags: tags, stamps: stamps, payloads: payloads)
         let label = count >= 1_000_000 ? "\(count / 1_000_000)M" : "\(count / 1_000)k"
