@@ -45,6 +45,9 @@ struct BenchFleet: ParsableCommand {
             slots.append(s)
         }
         let moveSlots = slots
+        // The option read once: a property wrapper's getter inside the timed loop put
+        // ArgumentParser's generic metadata lookups into every query's time.
+        let k = k
 
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
         let done = DispatchGroup()
