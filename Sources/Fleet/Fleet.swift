@@ -263,6 +263,7 @@ public final class Fleet: Sendable {
                         unknown: (State) -> String) throws(FleetError) -> ReportOutcome {
         let now = clock.now()
         let stamp = Self.stamp(time)
+        let unitVector = SpherePoint(position)   // outside the lock, once for both replicas
         let result: Result<ReportOutcome, FleetError> = state.withLock { s in
             let c = slotOf(s)
             guard c >= 0, c < s.cabs.count, s.live[c] else { return .failure(.unknownCab(unknown(s))) }
@@ -275,7 +276,7 @@ public final class Fleet: Sendable {
             }
             s.cabs[c].position = position
             s.cabs[c].lastReport = time
-            replicas.apply(.move(slot: Int32(c), position: position, stamp: stamp, time: time), cabs: [])
+            replicas.apply(.move(slot: Int32(c), position: position, unitVector: unitVector, stamp: stamp, time: time), cabs: [])
             s.changed = true
             publishIfDue(&s, now: now.timeIntervalSinceReferenceDate)
             return .success(.applied)
@@ -450,6 +451,7 @@ public final class Fleet: Sendable {
                                neighbours: inout [Neighbour], into found: inout [NearbyCab]) {
         found.removeAll(keepingCapacity: true)
         tree.nearest(k, to: point, within: radius, filter: filter, into: &neighbours, using: search)
+        tree.prefetchPayloads(of: neighbours)
         for n in neighbours {
             guard let c = tree.payload(of: n) else { continue }
             found.append(NearbyCab(handle: CabHandle(slot: c), distance: n.distance))

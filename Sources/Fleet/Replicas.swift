@@ -38,7 +38,8 @@ final class Replica: @unchecked Sendable {
 enum FleetChange {
     /// Slots registered (appended in order); those with a position are placed in the tree.
     case register(Range<Int>)
-    case move(slot: Int32, position: Coordinate, stamp: Int64, time: Date)
+    /// `unitVector` is `SpherePoint(position)`, computed once for both replicas.
+    case move(slot: Int32, position: Coordinate, unitVector: SpherePoint, stamp: Int64, time: Date)
     case status(slot: Int32, status: CabStatus)
     case remove(slot: Int32)
 }
@@ -103,15 +104,14 @@ final class Replicas: @unchecked Sendable {
 
     // MARK: Writing (under the fleet's state lock)
 
-    /// The replica the writer changes; readers are not in it.
-    private var writing: Replica { writerSide == 1 ? right : left }
-
     /// Applies a change to the writer's replica now and logs it for the other. `cabs` are
     /// the fleet's own records (a registration reads its slots there).
     func apply(_ change: FleetChange, cabs: [Cab]) {
-        apply(change, to: writing, cabs: cabs)
+        // The writer's replica (readers are not in it), named by a stored `let` rather than
+        // a computed property, which retained and released it on every report.
+        if writerSide == 1 { apply(change, to: right, cabs: cabs) } else { apply(change, to: left, cabs: cabs) }
         switch change {
-        case let .move(slot, _, _, _):
+        case let .move(slot, _, _, _, _):
             let s = Int(slot)
             if s >= pendingMove.count { pendingMove.append(contentsOf: repeatElement(-1, count: s + 1 - pendingMove.count)) }
             if pendingMove[s] >= 0 {
@@ -147,7 +147,7 @@ final class Replicas: @unchecked Sendable {
             apply(change, to: old, cabs: cabs)
             // Clear the moves' marks from the log itself: a scan of every slot would cost a
             // publish in proportion to the fleet, not to what changed.
-            if case let .move(slot, _, _, _) = change { pendingMove[Int(slot)] = -1 }
+            if case let .move(slot, _, _, _, _) = change { pendingMove[Int(slot)] = -1 }
         }
         log.removeAll(keepingCapacity: true)
     }
@@ -184,14 +184,14 @@ final class Replicas: @unchecked Sendable {
                                                     payload: Int32(c)).rawValue
                 }
             }
-        case let .move(slot, position, stamp, time):
+        case let .move(slot, position, unitVector, stamp, time):
             let c = Int(slot)
             r.cabs[c].position = position; r.cabs[c].lastReport = time
             if r.entryOfCab[c] < 0 {
                 r.entryOfCab[c] = r.tree.insert(position, tag: tagOf(r.cabs[c]), stamp: stamp, payload: slot).rawValue
             } else {
                 // A live entry always exists here; a failure would be a bug in this type.
-                _ = try? r.tree.move(EntryID(rawValue: r.entryOfCab[c]), to: position, stamp: stamp)
+                _ = try? r.tree.move(EntryID(rawValue: r.entryOfCab[c]), to: position, unitVector: unitVector, stamp: stamp)
             }
         case let .status(slot, status):
             let c = Int(slot)

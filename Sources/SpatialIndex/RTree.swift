@@ -1,3 +1,4 @@
+import CIntrinsics
 import Geodesy
 
 /// A handle on one entry of an `RTree`, stable until the entry is removed.
@@ -153,6 +154,17 @@ public struct RTree<Payload: Sendable>: Sendable {
         return e >= 0 && e < payloads.count ? payloads[e] : nil
     }
 
+    /// Asks the memory for the payloads of a search's answers before they are read with
+    /// `payload(of:)`, so that their cache misses overlap instead of coming one by one.
+    package func prefetchPayloads(of found: [Neighbour]) {
+        payloads.withUnsafeBufferPointer { b in
+            for n in found {
+                let e = Int(n.entry.rawValue)
+                if e >= 0 && e < b.count { wayfare_prefetch(b.baseAddress! + e) }
+            }
+        }
+    }
+
     /// The position of a live entry, or nil when `entry` is not in the tree.
     public func position(of entry: EntryID) -> Coordinate? { core.contains(entry) ? core.position(of: entry) : nil }
 
@@ -193,6 +205,17 @@ public struct RTree<Payload: Sendable>: Sendable {
     @inlinable @discardableResult
     public mutating func move(_ entry: EntryID, to c: Coordinate, stamp: Int64) throws(RTreeError) -> MoveOutcome {
         guard let outcome = core.move(entry, to: c, stamp: stamp) else { throw .notInTree(entry) }
+        return outcome
+    }
+
+    /// `move(_:to:stamp:)` for a caller that already holds the coordinate's unit vector,
+    /// `SpherePoint(c)` (the fleet applies each report to two replicas and converts it once).
+    /// A vector that is not `SpherePoint(c)` would file the entry at another place than
+    /// `coordinate(of:)` reports, so this stays inside the package.
+    @inlinable @discardableResult
+    package mutating func move(_ entry: EntryID, to c: Coordinate, unitVector v: SpherePoint, stamp: Int64) throws(RTreeError) -> MoveOutcome {
+        assert(v == SpherePoint(c), "the unit vector of another coordinate")
+        guard let outcome = core.move(entry, to: c, unitVector: v, stamp: stamp) else { throw .notInTree(entry) }
         return outcome
     }
 

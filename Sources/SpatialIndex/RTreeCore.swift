@@ -199,6 +199,7 @@ struct Header: Sendable {
     }
 
     /// The exact box of a leaf's points.
+    @inline(__always)
     func leafBox(_ l: Int) -> Box3 {
         var b = Box3.empty
         let base = l * Self.leafCapacity
@@ -207,6 +208,7 @@ struct Header: Sendable {
     }
 
     /// The box of an inner node's children, as stored.
+    @inline(__always)
     func innerFloatBox(_ n: Int) -> FloatBox {
         var b = FloatBox.empty
         let base = n * Self.fanout

@@ -132,6 +132,42 @@ struct FleetZoneTests {
 @Suite struct FleetConcurrencyTests {
     /// Writers stream reports while readers search (run under ThreadSanitizer by
     /// scripts/test.sh): no data race, and every answer is a consistent snapshot.
+    /// Many reports, most across leaf cells (moves of up to 3 km), then the replicas checked
+    /// in turn against a haversine brute force: what the reports wrote and what the publish
+    /// replayed (each report's unit vector is computed once for both).
+    @Test func reportedPositionsAreFoundInBothReplicas() throws {
+        var config = Fleet.Configuration()
+        config.publishInterval = 3600
+        let fleet = try Fleet(configuration: config, clock: ManualClock(t0.addingTimeInterval(10)))
+        var rng = SeededRandom(seed: 33)
+        var positions: [Coordinate] = []
+        for i in 0..<3_000 {
+            let p = pickup.destination(bearing: Double.random(in: 0..<360, using: &rng), distance: Double.random(in: 0..<8_000, using: &rng))
+            try fleet.register(id: "c\(i)", type: .sedan, status: .available)
+            try fleet.report(cab: "c\(i)", position: p, at: t0)
+            positions.append(p)
+        }
+        fleet.publish()
+        for round in 1...4 {
+            for i in 0..<3_000 where Bool.random(using: &rng) {
+                let p = positions[i].destination(bearing: Double.random(in: 0..<360, using: &rng), distance: Double.random(in: 0..<3_000, using: &rng))
+                try fleet.report(cab: "c\(i)", position: p, at: t0.addingTimeInterval(Double(round)))
+                positions[i] = p
+            }
+            // Half the cabs move each round, so from round 2 on the replica read holds some
+            // positions from the last round's replay and some written directly.
+            fleet.publish()
+            for q in 0..<20 {
+                let at = pickup.destination(bearing: Double(q * 47 % 360), distance: Double(q) * 300)
+                let found = fleet.nearest(10, to: at, now: t0.addingTimeInterval(10))
+                let truth = positions.indices.map { (id: "c\($0)", d: at.distance(to: positions[$0])) }
+                    .sorted { $0.d < $1.d }.prefix(10)
+                #expect(found.map(\.cab.id) == truth.map(\.id), "round \(round), query \(q)")
+                #expect(zip(found, truth).allSatisfy { abs($0.distance - $1.d) < 1e-6 })
+            }
+        }
+    }
+
     @Test func readersAndWritersRunTogether() async throws {
         var config = Fleet.Configuration()
         config.publishInterval = 0.001
