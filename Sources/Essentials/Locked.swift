@@ -11,7 +11,10 @@ import Foundation
 /// on every call, and calling it grows slower and deeper over time.
 /// `@unchecked Sendable`: `value` is touched only inside `withLock`.
 package final class Locked<Value>: @unchecked Sendable {
-    private var value: Value
+    /// Unchecked exclusivity: the lock already makes every access exclusive (a nested
+    /// `withLock` would deadlock before it could overlap), and the runtime's check was a
+    /// `swift_beginAccess`/`swift_endAccess` pair per call, 3 % of the fleet's writer.
+    @exclusivity(unchecked) private var value: Value
     private let lock = NSLock()
 
     package init(_ value: Value) { self.value = value }
