@@ -211,7 +211,7 @@ public struct RTree<Payload: Sendable>: Sendable {
     /// `move(_:to:stamp:)` for a caller that already holds the coordinate's unit vector,
     /// `SpherePoint(c)` (the fleet applies each report to two replicas and converts it once).
     /// A vector that is not `SpherePoint(c)` would file the entry at another place than
-    /// `coordinate(of:)` reports, so this stays inside the package.
+    /// `position(of:)` reports, so this stays inside the package.
     @inlinable @discardableResult
     package mutating func move(_ entry: EntryID, to c: Coordinate, unitVector v: SpherePoint, stamp: Int64) throws(RTreeError) -> MoveOutcome {
         assert(v == SpherePoint(c), "the unit vector of another coordinate")
