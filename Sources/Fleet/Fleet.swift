@@ -177,7 +177,7 @@ public final class Fleet: Sendable {
         self.clock = clock
         state = Locked(State())
         let types = configuration.cabTypes
-        replicas = Replicas(tagOf: { Self.tag(of: $0, types: types) }, stampOf: { Self.stamp($0) })
+        replicas = Replicas(tagOf: { Self.tag(of: $0, types: types) })
     }
 
     // MARK: Registering and reporting
@@ -472,11 +472,17 @@ public final class Fleet: Sendable {
         let filter = self.filter(types: types, statuses: statuses, now: now ?? clockTime)
         return read(at: clockTime) { r in
             w.lastSearchDataTime = Date(timeIntervalSinceReferenceDate: replicas.publishedTime)
-            let tree = r.tree, cabs = r.cabs  // once, not per result (see `search(_:to:within:filter:tree:search:neighbours:into:)`)
-            tree.within(radius, of: point, filter: filter, sorted: true, into: &w.neighbours, using: w.search)
-            return w.neighbours.compactMap { n in
-                tree.payload(of: n).map { CabMatch(cab: cabs[Int($0)], distance: n.distance) }
-            }
+            return Self.cabs(within: radius, of: point, filter: filter, tree: &r.tree, cabs: r.cabs, using: w)
+        }
+    }
+
+    /// The radius search on the replica's tree where it lies (`inout` for the reason given at
+    /// `search(_:to:within:filter:tree:search:neighbours:into:)`: no copy of the tree).
+    private static func cabs(within radius: Double, of point: Coordinate, filter: EntryFilter,
+                             tree: inout RTree<Int32>, cabs: [Cab], using w: FleetWorkspace) -> [CabMatch] {
+        tree.within(radius, of: point, filter: filter, sorted: true, into: &w.neighbours, using: w.search)
+        return w.neighbours.compactMap { n in
+            tree.payload(of: n).map { CabMatch(cab: cabs[Int($0)], distance: n.distance) }
         }
     }
 
@@ -490,13 +496,18 @@ public final class Fleet: Sendable {
         let filter = self.filter(types: types, statuses: statuses, now: now ?? clockTime)
         let w = FleetWorkspace()
         return read(at: clockTime) { r -> [Cab] in
-            let tree = r.tree, cabs = r.cabs  // once, not per result (see `search(_:to:within:filter:tree:search:neighbours:into:)`)
-            tree.inside(zones.bounds(of: zone), filter: filter, into: &w.entries, using: w.search)
-            return w.entries.compactMap { e -> Cab? in
-                guard let p = tree.position(of: e), let c = tree[e], zones.covers(p, zone: zone) else { return nil }
-                return cabs[Int(c)]
-            }
+            Self.cabs(in: zone, of: zones, filter: filter, tree: &r.tree, cabs: r.cabs, using: w)
         }.sorted { $0.id < $1.id }
+    }
+
+    /// The zone search on the replica's tree where it lies (`inout`: no copy of the tree).
+    private static func cabs(in zone: Zone, of zones: ZoneSet, filter: EntryFilter,
+                             tree: inout RTree<Int32>, cabs: [Cab], using w: FleetWorkspace) -> [Cab] {
+        tree.inside(zones.bounds(of: zone), filter: filter, into: &w.entries, using: w.search)
+        return w.entries.compactMap { e -> Cab? in
+            guard let p = tree.position(of: e), let c = tree[e], zones.covers(p, zone: zone) else { return nil }
+            return cabs[Int(c)]
+        }
     }
 
     /// The tree filter for a search: the types, the statuses, and reported at or after

@@ -72,16 +72,13 @@ final class Replicas: @unchecked Sendable {
     /// The bit pattern of the published replica's time (seconds since 2001, fleet clock).
     let publishedAt = Atomic<UInt64>((-Double.infinity).bitPattern)
     let tagOf: @Sendable (Cab) -> UInt32
-    let stampOf: @Sendable (Date) -> Int64
 
     // Writer side: touched only under the fleet's state lock.
     @exclusivity(unchecked) var log: [FleetChange] = []
     /// Per slot: the log index of its last move since the publish, or -1.
     @exclusivity(unchecked) var pendingMove: [Int32] = []
 
-    init(tagOf: @escaping @Sendable (Cab) -> UInt32, stampOf: @escaping @Sendable (Date) -> Int64) {
-        self.tagOf = tagOf; self.stampOf = stampOf
-    }
+    init(tagOf: @escaping @Sendable (Cab) -> UInt32) { self.tagOf = tagOf }
 
     // MARK: Reading
 
@@ -175,12 +172,12 @@ final class Replicas: @unchecked Sendable {
             let placed = slots.filter { r.cabs[$0].position != nil && r.cabs[$0].lastReport != nil }
             if empty, placed.count > 1,
                let tree = try? RTree(coordinates: placed.map { r.cabs[$0].position! }, tags: placed.map { tagOf(r.cabs[$0]) },
-                                     stamps: placed.map { stampOf(r.cabs[$0].lastReport!) }, payloads: placed.map(Int32.init)) {
+                                     stamps: placed.map { Fleet.stamp(r.cabs[$0].lastReport!) }, payloads: placed.map(Int32.init)) {
                 r.tree = tree   // a bulk-loaded tree's entry ids are the input positions
                 for (entry, c) in placed.enumerated() { r.entryOfCab[c] = Int32(entry) }
             } else {
                 for c in placed {
-                    r.entryOfCab[c] = r.tree.insert(r.cabs[c].position!, tag: tagOf(r.cabs[c]), stamp: stampOf(r.cabs[c].lastReport!),
+                    r.entryOfCab[c] = r.tree.insert(r.cabs[c].position!, tag: tagOf(r.cabs[c]), stamp: Fleet.stamp(r.cabs[c].lastReport!),
                                                     payload: Int32(c)).rawValue
                 }
             }
