@@ -103,35 +103,7 @@ private func sampleFleet(count: Int = 300) throws -> (Fleet, [String: Coordinate
         try fleet.report(cab: "m", position: pickup.destination(bearing: 0, distance: 50), at: t0)
         #expect(fleet.nearest(5, to: pickup, types: [CabType("Minivan")], now: t0).map(\.cab.id) == ["m"])
     }
-}
 
-@Suite(.enabled(if: SharedData.isAvailable, SharedData.skipMessage))
-struct FleetZoneTests {
-    @Test func cabsInsideANonRectangularZone() throws {
-        let (zones, _) = try ZoneImporter.load(zonesAt: SharedData.path("monaco/wards.geojson"))
-        var config = Fleet.Configuration()
-        config.publishInterval = 0
-        let fleet = try Fleet(configuration: config, clock: ManualClock(t0))
-        var rng = SeededRandom(seed: 8)
-        let box = zones.bounds
-        var truth: [String: String] = [:]
-        for i in 0..<2_000 {
-            let p = Coordinate(unchecked: Double.random(in: box.south...box.north, using: &rng),
-                               Double.random(in: box.west...box.east, using: &rng))
-            try fleet.register(id: "c\(i)", type: .sedan, status: .available)
-            try fleet.report(cab: "c\(i)", position: p, at: t0)
-            truth["c\(i)"] = zones.zone(containing: p)?.name
-        }
-        for zone in zones.zones {
-            let inside = fleet.cabs(in: zone, of: zones, now: t0).map(\.id)
-            #expect(Set(inside) == Set(truth.filter { $0.value == zone.name }.keys), "\(zone.name)")
-        }
-    }
-}
-
-@Suite struct FleetConcurrencyTests {
-    /// Writers stream reports while readers search (run under ThreadSanitizer by
-    /// scripts/test.sh): no data race, and every answer is a consistent snapshot.
     /// Many reports, most across leaf cells (moves of up to 3 km), then the replicas checked
     /// in turn against a haversine brute force: what the reports wrote and what the publish
     /// replayed (each report's unit vector is computed once for both).
@@ -167,7 +139,35 @@ struct FleetZoneTests {
             }
         }
     }
+}
 
+@Suite(.enabled(if: SharedData.isAvailable, SharedData.skipMessage))
+struct FleetZoneTests {
+    @Test func cabsInsideANonRectangularZone() throws {
+        let (zones, _) = try ZoneImporter.load(zonesAt: SharedData.path("monaco/wards.geojson"))
+        var config = Fleet.Configuration()
+        config.publishInterval = 0
+        let fleet = try Fleet(configuration: config, clock: ManualClock(t0))
+        var rng = SeededRandom(seed: 8)
+        let box = zones.bounds
+        var truth: [String: String] = [:]
+        for i in 0..<2_000 {
+            let p = Coordinate(unchecked: Double.random(in: box.south...box.north, using: &rng),
+                               Double.random(in: box.west...box.east, using: &rng))
+            try fleet.register(id: "c\(i)", type: .sedan, status: .available)
+            try fleet.report(cab: "c\(i)", position: p, at: t0)
+            truth["c\(i)"] = zones.zone(containing: p)?.name
+        }
+        for zone in zones.zones {
+            let inside = fleet.cabs(in: zone, of: zones, now: t0).map(\.id)
+            #expect(Set(inside) == Set(truth.filter { $0.value == zone.name }.keys), "\(zone.name)")
+        }
+    }
+}
+
+@Suite struct FleetConcurrencyTests {
+    /// Writers stream reports while readers search (run under ThreadSanitizer by
+    /// scripts/test.sh): no data race, and every answer is a consistent snapshot.
     @Test func readersAndWritersRunTogether() async throws {
         var config = Fleet.Configuration()
         config.publishInterval = 0.001
