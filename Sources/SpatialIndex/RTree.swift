@@ -165,6 +165,16 @@ public struct RTree<Payload: Sendable>: Sendable {
         }
     }
 
+    /// Asks the memory for what `move` of `entry` will read first (its place and position).
+    /// For a run of moves known in advance, such as a batch of reports: called a few moves
+    /// ahead, and `prefetchLeaf(of:)` a move or two later, the misses of several moves
+    /// overlap instead of coming one by one. Any id is safe.
+    @inlinable package func prefetchPlace(of entry: EntryID) { core.prefetchPlace(of: entry) }
+
+    /// The second stage of `prefetchPlace(of:)`: the entry's leaf slot and leaf. It reads the
+    /// entry's place, which the first stage should have brought in by then.
+    @inlinable package func prefetchLeaf(of entry: EntryID) { core.prefetchLeaf(of: entry) }
+
     /// The position of a live entry, or nil when `entry` is not in the tree.
     public func position(of entry: EntryID) -> Coordinate? { core.contains(entry) ? core.position(of: entry) : nil }
 

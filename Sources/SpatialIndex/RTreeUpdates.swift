@@ -1,3 +1,4 @@
+import CIntrinsics
 import Geodesy
 
 /// What a position report cost, for counters and tests.
@@ -272,6 +273,30 @@ extension RTreeCore {
         detach(Int32(e))
         place(Int32(e), p, tag: tag, stamp: stamp, from: start)
         return .relocated
+    }
+
+    // MARK: Prefetching a run of moves
+
+    /// The first of a move's two prefetch stages: the entry's place and position, which
+    /// `move` reads and writes first. Only hints, so any id is safe (one out of range is
+    /// skipped).
+    @usableFromInline func prefetchPlace(of entry: EntryID) {
+        let e = Int(entry.rawValue)
+        guard e >= 0 && e < places.count else { return }
+        places.withUnsafeBufferPointer { wayfare_prefetch($0.baseAddress! + e) }
+        positions.withUnsafeBufferPointer { wayfare_prefetch_for_writing(UnsafeMutablePointer(mutating: $0.baseAddress! + e)) }
+    }
+
+    /// The second stage, once the first has arrived: the entry's leaf slot, which every move
+    /// writes, and its leaf's header. Reads the entry's place, so call it a move or two
+    /// after `prefetchPlace(of:)`, not at once.
+    @usableFromInline func prefetchLeaf(of entry: EntryID) {
+        guard contains(entry) else { return }
+        let at = places[Int(entry.rawValue)], l = Int(at.leaf)
+        leafSlots.withUnsafeBufferPointer {
+            wayfare_prefetch_for_writing(UnsafeMutablePointer(mutating: $0.baseAddress! + l * Self.leafCapacity + Int(at.slot)))
+        }
+        leaves.withUnsafeBufferPointer { wayfare_prefetch($0.baseAddress! + l) }
     }
 
     /// Changes an entry's tag (for example a cab's status) in place.

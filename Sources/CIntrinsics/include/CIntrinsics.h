@@ -1,5 +1,5 @@
 // Two things Swift cannot reach on its own: glibc's sincos, which Swift's Glibc module does
-// not export (it needs _GNU_SOURCE), and the compiler's prefetch hint.
+// not export (it needs _GNU_SOURCE), and the compiler's prefetch hints.
 #ifndef WAYFARE_CINTRINSICS_H
 #define WAYFARE_CINTRINSICS_H
 #ifndef _GNU_SOURCE
@@ -22,6 +22,12 @@ static inline void wayfare_sincos(double x, double *s, double *c) {
 /// faults, so p may point anywhere.
 static inline void wayfare_prefetch(const void *p) {
     __builtin_prefetch(p, 0, 3);
+}
+
+/// Asks for the cache line holding p to be fetched for writing (owned by this core, so the
+/// store that follows does not have to ask again). A hint too: it never faults.
+static inline void wayfare_prefetch_for_writing(void *p) {
+    __builtin_prefetch(p, 1, 3);
 }
 
 #endif
