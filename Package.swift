@@ -94,7 +94,7 @@ let package = Package(
         .target(name: "Zones", dependencies: ["BinaryFile", "Geodesy", "GeoJSON"], exclude: ["README.md"]),
         .target(name: "ZoneImport", dependencies: ["Zones", "Geodesy", "GeoJSON", "Projection", "Geometry"], exclude: ["README.md"]),
         .target(name: "SpatialIndex", dependencies: ["Essentials", "CIntrinsics", "Geodesy", "BinaryFile"], exclude: ["README.md"]),
-        .target(name: "Fleet", dependencies: ["Essentials", "SpatialIndex", "Zones", "Geodesy"], exclude: ["README.md"]),
+        .target(name: "Fleet", dependencies: ["Essentials", "SpatialIndex", "Zones", "Geodesy", "CIntrinsics"], exclude: ["README.md"]),
         .target(name: "Favourites", dependencies: ["Geodesy"], exclude: ["README.md"]),
         .target(name: "OSM", dependencies: ["CZlib"], exclude: ["README.md"]),
         .target(name: "Geocoding", dependencies: ["OSM", "Geodesy", "SpatialIndex", "BinaryFile", "CSVFile"], exclude: ["README.md"]),

@@ -24,4 +24,12 @@ package final class Locked<Value>: @unchecked Sendable {
         defer { lock.unlock() }
         return try body(&value)
     }
+
+    /// Runs `body` under the lock if nobody holds it now, without waiting; nil when somebody
+    /// does. For work that whoever holds the lock will do anyway.
+    package func withLockIfAvailable<R>(_ body: (inout Value) throws -> R) rethrows -> R? {
+        guard lock.try() else { return nil }
+        defer { lock.unlock() }
+        return try body(&value)
+    }
 }

@@ -1,3 +1,4 @@
+import CIntrinsics
 import Foundation
 import Geodesy
 import SpatialIndex
@@ -27,6 +28,37 @@ final class Replica: @unchecked Sendable {
     @exclusivity(unchecked) var cabs: [Cab] = []
     @exclusivity(unchecked) var entryOfCab: [Int32] = []
 
+    // MARK: Prefetching a run of moves
+
+    /// A move reads the cab's record and entry id here, then the entry's place in the tree,
+    /// then its leaf: three cache misses, each waiting for the one before. For a run of moves
+    /// known in advance (a publish's replay, a batch of reports) `prefetchMove(_:stage:)` asks
+    /// for them in three stages a few moves apart, so that the misses of several moves
+    /// overlap. Only hints: a slot out of range is skipped, and nothing is written.
+    enum PrefetchStage { case record, place, leaf }
+
+    /// One stage of the prefetch for a move of slot `c`: `.record` furthest ahead, `.place`
+    /// once the record has arrived, `.leaf` once the place has.
+    @inline(__always) func prefetchMove(_ c: Int, stage: PrefetchStage) {
+        guard c >= 0, c < entryOfCab.count, c < cabs.count else { return }
+        switch stage {
+        case .record:
+            cabs.withUnsafeBufferPointer { wayfare_prefetch_for_writing(UnsafeMutablePointer(mutating: $0.baseAddress! + c)) }
+            entryOfCab.withUnsafeBufferPointer { wayfare_prefetch($0.baseAddress! + c) }
+        case .place:
+            let e = entryOfCab[c]
+            if e >= 0 { Self.prefetchPlace(of: EntryID(rawValue: e), in: &tree) }
+        case .leaf:
+            let e = entryOfCab[c]
+            if e >= 0 { Self.prefetchLeaf(of: EntryID(rawValue: e), in: &tree) }
+        }
+    }
+
+    /// `inout`, as the fleet's searches take the tree: a call on the addressed property
+    /// itself could copy the tree first (see `Fleet.search`).
+    private static func prefetchPlace(of e: EntryID, in tree: inout RTree<Int32>) { tree.prefetchPlace(of: e) }
+    private static func prefetchLeaf(of e: EntryID, in tree: inout RTree<Int32>) { tree.prefetchLeaf(of: e) }
+
     deinit {
         treeCell.deinitialize(count: 1)
         treeCell.deallocate()
@@ -42,6 +74,11 @@ enum FleetChange {
     case move(slot: Int32, position: Coordinate, unitVector: SpherePoint, stamp: Int64, time: Date)
     case status(slot: Int32, status: CabStatus)
     case remove(slot: Int32)
+
+    /// The slot a move moves (nil for the other changes).
+    var movedSlot: Int? {
+        if case let .move(slot, _, _, _, _) = self { Int(slot) } else { nil }
+    }
 }
 
 /// Two replicas and the left–right protocol between them (after Ramalhete and Correia's
@@ -77,6 +114,13 @@ final class Replicas: @unchecked Sendable {
     @exclusivity(unchecked) var log: [FleetChange] = []
     /// Per slot: the log index of its last move since the publish, or -1.
     @exclusivity(unchecked) var pendingMove: [Int32] = []
+    /// Whether the writer's replica still lacks the changes in the log. A publish swaps the
+    /// replicas and waits for the readers, and leaves the replay to the next change (or
+    /// publish). Why: a query that finds the published replica due publishes itself, and a
+    /// replay is work in proportion to the changes since the last publish (on a slow day,
+    /// 20–30 ms for the 40,000 moves of 50 ms at 100k cabs). The writer should pay that,
+    /// not a query (see `docs/benchmarks.md`, "A reader that never waits for the writer").
+    @exclusivity(unchecked) var replayPending = false
 
     init(tagOf: @escaping @Sendable (Cab) -> UInt32) { self.tagOf = tagOf }
 
@@ -102,8 +146,10 @@ final class Replicas: @unchecked Sendable {
     // MARK: Writing (under the fleet's state lock)
 
     /// Applies a change to the writer's replica now and logs it for the other. `cabs` are
-    /// the fleet's own records (a registration reads its slots there).
+    /// the fleet's own records (a registration reads its slots there, and so does the replay
+    /// a publish left pending).
     func apply(_ change: FleetChange, cabs: [Cab]) {
+        if replayPending { replay(cabs: cabs) }
         // The writer's replica (readers are not in it), named by a stored `let` rather than
         // a computed property, which retained and released it on every report.
         if writerSide == 1 { apply(change, to: right, cabs: cabs) } else { apply(change, to: left, cabs: cabs) }
@@ -126,9 +172,13 @@ final class Replicas: @unchecked Sendable {
         }
     }
 
-    /// Makes the writer's replica the one readers see, waits until no reader is left in the
-    /// other, and replays the log into it. `cabs` are the fleet's records now.
+    /// Makes the writer's replica the one readers see and waits until no reader is left in
+    /// the other; the next change replays the log into that one (`replayPending`). `cabs`
+    /// are the fleet's records now.
     func publish(at now: TimeInterval, cabs: [Cab]) {
+        // Two publishes with no change between: the writer's replica must catch up before
+        // the readers are sent to it.
+        if replayPending { replay(cabs: cabs) }
         let newSide = writerSide
         publishedAt.store(now.bitPattern, ordering: .sequentiallyConsistent)
         readSide.store(newSide, ordering: .sequentiallyConsistent)
@@ -139,14 +189,46 @@ final class Replicas: @unchecked Sendable {
         waitUntilNoReaders(in: 1 - previous)
         versionIndex.store(1 - previous, ordering: .sequentiallyConsistent)
         waitUntilNoReaders(in: previous)
-        let old = newSide == 0 ? right : left
-        for change in log {
+        replayPending = true
+    }
+
+    /// Brings the writer's replica up to date with the log, the changes the readers' replica
+    /// has and it lacks.
+    private func replay(cabs: [Cab]) {
+        let old = writerReplica
+        let count = log.count
+        for i in 0..<count {
+            Self.prefetchMoves(after: i, count: count, in: old) { log[$0].movedSlot }
+            let change = log[i]
             apply(change, to: old, cabs: cabs)
             // Clear the moves' marks from the log itself: a scan of every slot would cost a
             // publish in proportion to the fleet, not to what changed.
             if case let .move(slot, _, _, _, _) = change { pendingMove[Int(slot)] = -1 }
         }
         log.removeAll(keepingCapacity: true)
+        replayPending = false
+    }
+
+    /// The replica reports change now (the one readers are not in). Under the state lock,
+    /// and only until the next publish.
+    var writerReplica: Replica { writerSide == 1 ? right : left }
+
+    /// Asks for slot `c`'s entry in `pendingMove`, which logging its move reads and writes.
+    @inline(__always) func prefetchPendingMove(of c: Int) {
+        guard c >= 0, c < pendingMove.count else { return }
+        pendingMove.withUnsafeBufferPointer { wayfare_prefetch_for_writing(UnsafeMutablePointer(mutating: $0.baseAddress! + c)) }
+    }
+
+    /// Prefetches for the moves after the `i`th of a run of `count` changes, whose slots
+    /// `slotAt` gives (nil for a change that is not a move): the records 8 moves ahead,
+    /// the tree places 4 ahead and the leaves 2 ahead. Why these distances: each stage must
+    /// arrive before the next reads it, and a move takes a few hundred nanoseconds, about
+    /// two memory latencies.
+    @inline(__always)
+    static func prefetchMoves(after i: Int, count: Int, in r: Replica, slotAt: (Int) -> Int?) {
+        if i + 8 < count, let c = slotAt(i + 8) { r.prefetchMove(c, stage: .record) }
+        if i + 4 < count, let c = slotAt(i + 4) { r.prefetchMove(c, stage: .place) }
+        if i + 2 < count, let c = slotAt(i + 2) { r.prefetchMove(c, stage: .leaf) }
     }
 
     /// Renews the published time when nothing changed: the replica is still the whole truth.
