@@ -87,9 +87,10 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // `Fleet` itself: one writer thread streams reports (every cab to its moved position and
-    // back, over and over) while the measured loop runs k=10 queries with one workspace. The
-    // writer's rate and the oldest data a query searched are reported beside the timings.
-    for count in [100_000, 1_000_000] {
+    // back, over and over; one per call, or 512 per call of the batch form) while the
+    // measured loop runs k=10 queries with one workspace. The writer's rate and the oldest
+    // data a query searched are reported beside the timings.
+    for count in [100_000, 1_000_000] { for batched in [false, true] {
         let label = count >= 1_000_000 ? "\(count / 1_000_000)M" : "\(count / 1_000)k"
         let starts = city.points(count, seed: 43), moved = city.moves(of: starts, seed: 46)
         let fleet = try! Fleet()
@@ -100,17 +101,27 @@ let benchmarks: @Sendable () -> Void = {
                       .custom("writer reports/s", polarity: .prefersLarger, useScalingFactor: false),
                       .custom("oldest data seen (µs)", useScalingFactor: false)],
             timeUnits: .microseconds, warmupIterations: 2, maxDuration: .seconds(5), maxIterations: 100)
-        Benchmark("Fleet \(label): through Fleet, k=10 ×10k while a writer streams reports", configuration: live) { benchmark in
+        let how = batched ? "streams reports in batches of 512" : "streams reports"
+        Benchmark("Fleet \(label): through Fleet, k=10 ×10k while a writer \(how)", configuration: live) { benchmark in
             let stop = StopFlag()
             let writer = WriterCount()
             let thread = Thread {
                 var n = 0, round = 0
+                var batch: [CabReport] = []
                 let t0 = DispatchTime.now().uptimeNanoseconds
                 while !stop.value.load(ordering: .relaxed) {
                     let at = Date()
-                    for i in stride(from: (n % count), to: min(count, n % count + 1_024), by: 1) {
-                        _ = try? fleet.report(handles[i], position: round & 1 == 0 ? moved[i] : starts[i], at: at)
-                        n += 1
+                    let chunk = stride(from: (n % count), to: min(count, n % count + (batched ? 512 : 1_024)), by: 1)
+                    if batched {
+                        batch.removeAll(keepingCapacity: true)
+                        for i in chunk { batch.append(CabReport(handles[i], position: round & 1 == 0 ? moved[i] : starts[i], at: at)) }
+                        fleet.report(batch)
+                        n += batch.count
+                    } else {
+                        for i in chunk {
+                            _ = try? fleet.report(handles[i], position: round & 1 == 0 ? moved[i] : starts[i], at: at)
+                            n += 1
+                        }
                     }
                     if n % count == 0 { round += 1 }
                 }
@@ -134,7 +145,7 @@ let benchmarks: @Sendable () -> Void = {
                                   Int(Double(reports) / (Double(ns) / 1e9)))
             benchmark.measurement(.custom("oldest data seen (µs)", useScalingFactor: false), Int(oldest * 1e6))
         }
-    }
+    } }
 
     let small = city.points(100_000, seed: 43)
     Benchmark("Fleet 100k: brute-force k=10 (haversine scan) ×100", configuration: .init(
