@@ -122,11 +122,13 @@ public enum ReportOutcome: Sendable, Equatable {
 /// thread) take a mutex, update the fleet's records and the replica no reader is in, and log
 /// the change. A publish — by a write made `publishInterval` (default 50 ms) or more after
 /// the last one, by a query that finds the published replica that old while changes wait,
-/// or by `publish()` — swaps the replicas, waits for the readers still in the old one (a
-/// search takes microseconds) and replays the log into it: work in proportion to what
-/// changed, not to the fleet. Queries (from any number of threads) take no lock: they
-/// announce themselves in an atomic counter and search the published replica. So a query
-/// never sees the fleet as it was more than `publishInterval` ago.
+/// or by `publish()` — swaps the replicas and waits for the readers still in the old one (a
+/// search takes microseconds); the next write replays the log into it first: work in
+/// proportion to what changed, not to the fleet. Queries (from any number of threads) take
+/// no lock to search: they announce themselves in an atomic counter and search the
+/// published replica; one that finds a publish due does it only if the lock is free (the
+/// write holding it publishes at its end otherwise). So a query never sees the fleet as it
+/// was more than `publishInterval` ago, give or take the write under way.
 ///
 /// Time comes from an injected `FleetClock`, so staleness and publishing are tested with a
 /// `ManualClock` and simulations run faster than real time.

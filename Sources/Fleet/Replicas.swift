@@ -83,8 +83,8 @@ enum FleetChange {
 
 /// Two replicas and the left–right protocol between them (after Ramalhete and Correia's
 /// Left-Right): readers search one replica without a lock while the writer changes the
-/// other; a publish swaps them, waits until no reader is still in the old one, and replays
-/// the changes made since the last publish into it.
+/// other; a publish swaps them and waits until no reader is still in the old one, and the
+/// next change (or publish) first replays into it the changes made before the publish.
 ///
 /// Why: a snapshot that shares the writer's copy-on-write arrays makes the first write after
 /// each publish copy the whole tree (about 100 MB at 1M cabs). Here a publish costs work in
