@@ -381,9 +381,9 @@ public final class Fleet: Sendable {
     ///
     /// Why a query does not wait for the lock: whoever holds it is a write under way, which
     /// ends by publishing when due, or a lookup of a moment, after which the next query
-    /// publishes; so the query searches the published replica at once. Waiting for it, with a writer that took the lock back the moment it
-    /// let go, a query slept until the writer paused: the bench's reader spent an eighth of
-    /// its time asleep on the lock.
+    /// publishes; so the query searches the published replica at once. Waiting for it, with
+    /// a writer that took the lock back the moment it let go, a query slept until the writer
+    /// paused: the bench's reader spent an eighth of its time asleep on the lock.
     func read<R>(at clockTime: Date, _ body: (Replica) -> R) -> R {
         let now = clockTime.timeIntervalSinceReferenceDate
         if isDue(since: replicas.publishedTime, now: now) {
