@@ -419,11 +419,11 @@ private struct Contractor {
 
     /// A node's priority, lowest contracted first: four times its edge difference
     /// (shortcuts its contraction adds less the arcs it removes), plus its contracted
-    /// neighbours, plus its depth (one more than its deepest contracted neighbour's). Why
-    /// one contracted neighbour counts as a quarter of an arc, not half as it did: the
-    /// neighbours term spreads the contraction evenly over the map, and at half it held
-    /// back nodes whose contraction was cheap. Measured with `wayfare graph import` on the
-    /// grids, both weights in alternation: at 1M nodes the distance metric contracted in
+    /// neighbours, plus its depth (one more than its deepest contracted neighbour's). Why a
+    /// contracted neighbour counts as a quarter of an arc, not half as it did: that term
+    /// spreads the contraction evenly over the map, and heavier it held back nodes cheap to
+    /// contract, for more shortcuts and longer searches. Measured by importing the grids
+    /// with both weights in alternation: at 1M nodes the distance metric contracted in
     /// 321–328 s against 354–384 s, each metric made fewer shortcuts (distance 10.43 M
     /// against 10.61 M, time 4.27 M against 4.56 M), and a time-metric route settles 222
     /// nodes against 279 (median of 1,000 pairs), every route at the same cost. Monaco's
