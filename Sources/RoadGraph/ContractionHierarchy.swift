@@ -110,16 +110,6 @@ struct ContractionHierarchy: Sendable {
         let e = Int(edge)
         return e < originalEdgeCount ? lengthDm[e] : shortcutLengthDm[e - originalEdgeCount]
     }
-
-    /// Appends the original edges a hierarchy edge stands for, in driving order.
-    func unpack(_ edge: UInt32, into out: inout [UInt32], stack: inout [UInt32]) {
-        stack.append(edge)
-        while let e = stack.popLast() {
-            if Int(e) < originalEdgeCount { out.append(e); continue }
-            let k = Int(e) - originalEdgeCount
-            stack.append(shortcutSecond[k]); stack.append(shortcutFirst[k])
-        }
-    }
 }
 
 /// The arcs of every node of the graph being contracted, in one array: each node's in a

@@ -126,6 +126,9 @@ public final class Router {
     @exclusivity(unchecked) var tablePaths = TablePaths()
     /// Nodes settled by the last search.
     @exclusivity(unchecked) public internal(set) var settled = 0
+    /// Whether a path's reads are asked for ahead (`RoadNetwork.readsAhead`; tests turn it
+    /// off to compare).
+    @exclusivity(unchecked) var readsAhead: Bool
 
     static let seedBit: UInt32 = 1 << 31
 
@@ -140,6 +143,7 @@ public final class Router {
         let n = network.nodeCount
         forward = SearchSide(nodeCount: n); backward = SearchSide(nodeCount: n)
         lengthB = .init(repeating: 0, count: n); lengthF = lengthB
+        readsAhead = network.readsAhead
     }
 
     func nextGeneration() {
@@ -322,20 +326,18 @@ public final class Router {
     }
 
     /// Fills `edges` with the network edges of the path through `meet`: the source seed's
-    /// edge, the searched edges (unpacking shortcuts), then the target seed's edge.
+    /// edge, the searched edges (shortcuts unpacked, all of them together: see
+    /// `expandShortcuts`), then the target seed's edge.
     func collectPath(meet: Int, hierarchy: ContractionHierarchy?) {
         chain.removeAll(keepingCapacity: true)
         var v = meet
         while forward.labels[v].edge & Self.seedBit == 0 { chain.append(forward.labels[v].edge); v = Int(forward.labels[v].node) }
         edges.append(sourceSeeds[Int(forward.labels[v].edge & ~Self.seedBit)].edge)
-        for e in chain.reversed() { appendEdge(e, hierarchy) }
+        edges.append(contentsOf: chain.reversed())
         v = meet
-        while backward.labels[v].edge & Self.seedBit == 0 { appendEdge(backward.labels[v].edge, hierarchy); v = Int(backward.labels[v].node) }
+        while backward.labels[v].edge & Self.seedBit == 0 { edges.append(backward.labels[v].edge); v = Int(backward.labels[v].node) }
         edges.append(targetSeeds[Int(backward.labels[v].edge & ~Self.seedBit)].edge)
-    }
-
-    @inline(__always) private func appendEdge(_ e: UInt32, _ hierarchy: ContractionHierarchy?) {
-        if let ch = hierarchy { ch.unpack(e, into: &edges, stack: &unpackStack) } else { edges.append(e) }
+        hierarchy?.expandShortcuts(in: &edges, ahead: readsAhead, scratch: &unpackStack, stack: &chain)
     }
 
     /// Builds the answer from `edges`: the first and last are driven partly (from and to
@@ -367,6 +369,7 @@ public final class Router {
             return (Int(g.pieceStart[q]), Int(g.pieceStart[q + 1]) - 1, p & RoadNetwork.reversedBit != 0)
         }
         geometry.append(s.coordinate)
+        if !direct && readsAhead { g.prefetchForAssembly(edges) }
         if direct {
             let e = Int(edges[0]), (_, _, reversed) = piece(e)
             add(e, share: abs(t.fraction - s.fraction))
