@@ -72,28 +72,49 @@ extension RoadNetwork {
     /// far below, the 100k grid (370,000) well above, and both were measured.
     var readsAhead: Bool { edgeCount >= 1 << 16 }
 
-    /// Asks for what `Router.assemble` reads of each edge in `edges`, in three waves, each
-    /// wave's addresses taken from what the wave before asked for: the edge's piece and
-    /// costs; the piece's start and name; its first points.
-    func prefetchForAssembly(_ edges: [UInt32]) {
-        let m = edgeCount, pieces = pieceCount
-        @inline(__always) func ask<T>(_ array: [T], _ i: Int) {
-            array.withUnsafeBufferPointer { a in
-                if i < a.count, let base = a.baseAddress { wayfare_prefetch(base + i) }
-            }
+    /// Asks for what `Router.assemble` reads of the edges ahead of `edges[i]`, in three
+    /// stages, each stage's addresses read from what an earlier one asked for: the piece and
+    /// costs of the edge 16 ahead, the piece's start and name 8 ahead, its first points 4
+    /// ahead. Called at each edge, after `prefetchForAssembly(startOf:)`. Why a pipeline and
+    /// not the whole path at once: the lines then arrive shortly before they are read, and
+    /// are still in the first-level cache.
+    @inline(__always) func prefetchForAssembly(_ edges: [UInt32], at i: Int) {
+        askEdge(edges, i + 16); askPiece(edges, i + 8); askPoints(edges, i + 4)
+    }
+
+    /// The stages for the first edges, before the first is read.
+    func prefetchForAssembly(startOf edges: [UInt32]) {
+        for i in 0..<min(16, edges.count) { askEdge(edges, i) }
+        for i in 0..<min(8, edges.count) { askPiece(edges, i) }
+        for i in 0..<min(4, edges.count) { askPoints(edges, i) }
+    }
+
+    @inline(__always) private func ask<T>(_ array: [T], _ i: Int) {
+        array.withUnsafeBufferPointer { a in
+            if i < a.count, let base = a.baseAddress { wayfare_prefetch(base + i) }
         }
-        for e in edges where Int(e) < m {
-            ask(edgePiece, Int(e)); ask(lengthDm, Int(e)); ask(timeMs, Int(e))
-        }
-        for e in edges where Int(e) < m {
-            let p = Int(edgePiece[Int(e)] & ~RoadNetwork.reversedBit)
-            ask(pieceStart, p); ask(pieceName, p)
-        }
-        for e in edges where Int(e) < m {
-            let p = Int(edgePiece[Int(e)] & ~RoadNetwork.reversedBit)
-            guard p < pieces else { continue }
-            let k = Int(pieceStart[p])
-            ask(pointLatE7, k); ask(pointLonE7, k)
-        }
+    }
+
+    /// The piece of `edges[i]`, if i is in the path and the edge in the network.
+    @inline(__always) private func piece(_ edges: [UInt32], _ i: Int) -> Int? {
+        guard i < edges.count, Int(edges[i]) < edgeCount else { return nil }
+        return Int(edgePiece[Int(edges[i])] & ~RoadNetwork.reversedBit)
+    }
+
+    @inline(__always) private func askEdge(_ edges: [UInt32], _ i: Int) {
+        guard i < edges.count, Int(edges[i]) < edgeCount else { return }
+        let e = Int(edges[i])
+        ask(edgePiece, e); ask(lengthDm, e); ask(timeMs, e)
+    }
+
+    @inline(__always) private func askPiece(_ edges: [UInt32], _ i: Int) {
+        guard let p = piece(edges, i) else { return }
+        ask(pieceStart, p); ask(pieceName, p)
+    }
+
+    @inline(__always) private func askPoints(_ edges: [UInt32], _ i: Int) {
+        guard let p = piece(edges, i), p < pieceCount else { return }
+        let k = Int(pieceStart[p])
+        ask(pointLatE7, k); ask(pointLonE7, k)
     }
 }

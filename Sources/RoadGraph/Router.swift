@@ -369,7 +369,8 @@ public final class Router {
             return (Int(g.pieceStart[q]), Int(g.pieceStart[q + 1]) - 1, p & RoadNetwork.reversedBit != 0)
         }
         geometry.append(s.coordinate)
-        if !direct && readsAhead { g.prefetchForAssembly(edges) }
+        let ahead = !direct && readsAhead
+        if ahead { g.prefetchForAssembly(startOf: edges) }
         if direct {
             let e = Int(edges[0]), (_, _, reversed) = piece(e)
             add(e, share: abs(t.fraction - s.fraction))
@@ -377,6 +378,7 @@ public final class Router {
             else if t.segment > s.segment { points(s.segment + 1, through: t.segment) }
         } else {
             for (i, e32) in edges.enumerated() where e32 != RoadNetwork.none {
+                if ahead { g.prefetchForAssembly(edges, at: i) }
                 let e = Int(e32), (first, last, reversed) = piece(e)
                 if i == 0 {
                     add(e, share: reversed ? s.fraction : 1 - s.fraction)
