@@ -5,11 +5,14 @@ import CIntrinsics
 // graph each of those is a cache miss, and read one edge after the other they wait for
 // memory in a row: on the 1M grid the unpacking and the assembly were three quarters of a
 // time-metric route (`perf`), the search a quarter. Every address is known before it is
-// needed, so they are asked for in waves, a wave's misses overlapping each other.
+// needed, so they are asked for ahead, their misses overlapping each other: the shortcuts
+// a level of the unpacking at a time, the assembly's words a few edges ahead of the one
+// being read. On the 1M grid a time-metric route took 0.53–0.61× the time, every route the
+// same (docs/benchmarks.md, "A route reads its path ahead").
 //
 // Only on a large network (`readsAhead`): on a small one everything is in the cache
-// already, and the waves are work for nothing (Monaco's routes took a tenth longer with
-// them).
+// already, and asking ahead is work for nothing (Monaco's routes took a tenth longer when
+// every route asked).
 
 extension ContractionHierarchy {
     /// Replaces every shortcut in `edges` with the original edges it stands for, in
