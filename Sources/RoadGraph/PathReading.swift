@@ -21,17 +21,13 @@ extension ContractionHierarchy {
     /// at once, so that the walk depth first that follows finds them in the cache.
     /// `scratch` and `stack` are working space.
     func expandShortcuts(in edges: inout [UInt32], ahead: Bool, scratch: inout [UInt32], stack: inout [UInt32]) {
-        let m = originalEdgeCount
-        @inline(__always) func shortcut(_ e: UInt32) -> Int? {
-            e == RoadNetwork.none || Int(e) < m ? nil : Int(e) - m
-        }
         if ahead { readLevels(of: edges, into: &scratch) }
         scratch.removeAll(keepingCapacity: true)
         for e in edges {
             stack.removeAll(keepingCapacity: true)
             stack.append(e)
             while let x = stack.popLast() {
-                if let k = shortcut(x) { stack.append(shortcutSecond[k]); stack.append(shortcutFirst[k]) } else { scratch.append(x) }
+                if let k = shortcut(x) { stack.append(shortcutSecond[Int(k)]); stack.append(shortcutFirst[Int(k)]) } else { scratch.append(x) }
             }
         }
         swap(&edges, &scratch)
@@ -41,10 +37,7 @@ extension ContractionHierarchy {
     /// time, each level's asked for at once; `levels` is working space (it ends up holding
     /// every shortcut of the trees, level after level).
     private func readLevels(of edges: [UInt32], into levels: inout [UInt32]) {
-        let m = originalEdgeCount, count = shortcutFirst.count
-        @inline(__always) func shortcut(_ e: UInt32) -> UInt32? {
-            e == RoadNetwork.none || Int(e) < m ? nil : e - UInt32(m)
-        }
+        let count = shortcutFirst.count
         levels.removeAll(keepingCapacity: true)
         for e in edges { if let k = shortcut(e) { levels.append(k) } }
         var start = 0
@@ -65,6 +58,12 @@ extension ContractionHierarchy {
             }
             start = end
         }
+    }
+
+    /// The shortcut index of hierarchy edge `e`, or nil for an original edge or
+    /// `RoadNetwork.none`.
+    @inline(__always) private func shortcut(_ e: UInt32) -> UInt32? {
+        e == RoadNetwork.none || Int(e) < originalEdgeCount ? nil : e - UInt32(originalEdgeCount)
     }
 }
 
