@@ -50,6 +50,10 @@ public struct CarProfile: Sendable {
     /// mistakes (`maxspeed=0.001`, a weight limit typed into the wrong key) and replaced by
     /// the class default. Why 5: the slowest real limit is a walking-pace 5–7 km/h.
     public var minimumSpeedKmh = 5.0
+    /// What turns cost, or nil to price none (the default, for now): with them, each
+    /// junction becomes one node per way in, so that a route pays for its U-turns and its
+    /// turns across traffic as OSRM's car profile has it (see ``TurnCosts``).
+    public var turnCosts: TurnCosts?
 
     /// The default car profile (see the type's documentation for its speeds).
     public init() {}

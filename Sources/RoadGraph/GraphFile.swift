@@ -6,12 +6,13 @@ import Foundation
 /// A `BinaryFile` container (magic "WFGRAPH\0") whose payload is every array of the
 /// `RoadNetwork` — nodes, forward and backward CSR adjacency, edge lengths and times,
 /// geometry pieces, street names, toll ways (version 2) — and both contraction hierarchies,
-/// laid out in rank order with each node's rank (version 3); every array as a count followed
+/// laid out in rank order with each node's rank (version 3), and each edge's turn cost
+/// (version 4, empty when no turn is priced); every array as a count followed
 /// by its elements. Loading is one read, a checksum, array copies and a
 /// validation of every index a query can follow, so a crafted file cannot make a query
 /// read out of bounds; the snapping index and heuristic scales are rebuilt (milliseconds).
 public enum GraphFile {
-    package static let container = BinaryFile(magic: "WFGRAPH\0", version: 3, kind: "graph file")
+    package static let container = BinaryFile(magic: "WFGRAPH\0", version: 4, kind: "graph file")
     /// Bumped whenever the payload layout changes; other versions are refused.
     public static var version: UInt32 { container.version }
 
@@ -36,6 +37,7 @@ public enum GraphFile {
         w.int(g.names.count)
         for n in g.names { w.string(n) }
         w.array(g.tollPieces); w.array(g.tollWayIDs)
+        w.array(g.turnMs)
         w.int(g.hierarchies.count)
         for h in g.hierarchies {
             w.int(h.originalEdgeCount)
@@ -60,6 +62,7 @@ public enum GraphFile {
             var names: [String] = []
             for _ in 0..<nameCount { names.append(try r.string()) }
             let tollPieces: [UInt32] = try r.array(), tollWayIDs: [Int64] = try r.array()
+            let turnMs: [UInt32] = try r.array()
             let hierarchyCount = try r.int()
             guard hierarchyCount == Metric.allCases.count else { throw BinaryReader.Failure.inconsistent }
             var hierarchies: [ContractionHierarchy] = []
@@ -71,7 +74,7 @@ public enum GraphFile {
             }
             guard r.isAtEnd else { throw BinaryReader.Failure.inconsistent }
             var g = RoadNetwork(latE7: latE7, lonE7: lonE7, firstOut: firstOut, head: head, tail: tail,
-                                lengthDm: lengthDm, timeMs: timeMs, edgePiece: edgePiece, firstIn: firstIn, inEdge: inEdge,
+                                lengthDm: lengthDm, timeMs: timeMs, turnMs: turnMs, edgePiece: edgePiece, firstIn: firstIn, inEdge: inEdge,
                                 pieceStart: pieceStart, pointLatE7: pointLat, pointLonE7: pointLon, pieceName: pieceName,
                                 pieceEdgeStart: pieceEdgeStart, pieceEdges: pieceEdges, names: names, tollPieces: tollPieces, tollWayIDs: tollWayIDs,
                                 hierarchies: hierarchies)
@@ -124,7 +127,8 @@ extension RoadNetwork {
               edgePiece.allSatisfy({ Int($0 & ~Self.reversedBit) < p }), !names.isEmpty,
               Validate.indices(pieceName, below: names.count),
               tollWayIDs.count == tollPieces.count, Validate.indices(tollPieces, below: p),
-              zip(tollPieces, tollPieces.dropFirst()).allSatisfy({ $0 < $1 })
+              zip(tollPieces, tollPieces.dropFirst()).allSatisfy({ $0 < $1 }),
+              turnMs.isEmpty || (turnMs.count == m && zip(turnMs, timeMs).allSatisfy({ $0 <= $1 }))
         else { return false }
         for v in 0..<n {
             for e in Int(firstOut[v])..<Int(firstOut[v + 1]) where Int(tail[e]) != v { return false }

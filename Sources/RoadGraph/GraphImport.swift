@@ -58,6 +58,7 @@ extension RoadNetwork {
         guard !builder.wayIDs.isEmpty else { throw GraphError("\(path): no road a car may drive (no usable highway ways)") }
         progress?("building", 0)
         var draft = builder.draft(report: &report)
+        if let costs = profile.turnCosts { draft.priceTurns(costs) }
         phase("junctions and pieces")
         let network = RoadNetwork(emptying: &draft, report: &report, progress: progress)
         progress?("done", 1)

@@ -36,6 +36,11 @@ public struct RoadNetwork: Sendable {
     var tail: [UInt32]
     var lengthDm: [UInt32]
     var timeMs: [UInt32]
+    /// The part of each edge's `timeMs` that is the turn onto it, paid on entering the
+    /// edge at its tail (empty when the network prices no turns: `CarProfile.turnCosts`).
+    /// A route that starts partway along an edge pays none of it; one that ends partway
+    /// pays all of it. See `turnOnto(_:)`.
+    var turnMs: [UInt32] = []
     /// The piece of geometry an edge runs along; the top bit set means against the
     /// piece's point order.
     var edgePiece: [UInt32]
@@ -117,7 +122,7 @@ public struct RoadNetwork: Sendable {
     /// Bytes held in memory by the network (arrays only).
     public var memoryBytes: Int {
         func b<T>(_ a: [T]) -> Int { a.count * MemoryLayout<T>.stride }
-        var total = b(latE7) + b(lonE7) + b(firstOut) + b(head) + b(tail) + b(lengthDm) + b(timeMs) + b(edgePiece)
+        var total = b(latE7) + b(lonE7) + b(firstOut) + b(head) + b(tail) + b(lengthDm) + b(timeMs) + b(turnMs) + b(edgePiece)
         total += b(firstIn) + b(inEdge) + b(pieceStart) + b(pointLatE7) + b(pointLonE7) + b(pieceName)
         total += b(pieceEdgeStart) + b(pieceEdges) + names.reduce(0) { $0 + $1.utf8.count + 16 }
         total += hierarchies.reduce(0) { $0 + $1.memoryBytes }
@@ -209,6 +214,9 @@ struct NetworkDraft {
         /// network is built (`EdgeCosts`), so that no rule is applied twice.
         var lengthMetres: Double
         var timeSeconds: Double
+        /// The part of `timeSeconds` that is the turn onto the edge, paid on entering it
+        /// (`NetworkDraft.priceTurns`).
+        var turnSeconds = 0.0
     }
 
     mutating func addNode(latE7: Int32, lonE7: Int32) -> UInt32 {
@@ -341,6 +349,7 @@ extension RoadNetwork {
         head = order.map { edges[$0].head }
         tail = order.map { edges[$0].tail }
         var exactLength = order.map { edges[$0].lengthMetres }, exactTime = order.map { edges[$0].timeSeconds }
+        var exactTurn = edges.contains { $0.turnSeconds > 0 } ? order.map { edges[$0].turnSeconds } : []
         var draftPiece = order.map { edges[$0].piece }
         edges = []; order = []
 
@@ -380,9 +389,12 @@ extension RoadNetwork {
             let metres = edgePiece.map { pieceLength[Int($0 & ~Self.reversedBit)] }
             lengthDm = EdgeCosts.units(exactLength, perValue: 10, metres: metres)
             timeMs = EdgeCosts.units(exactTime, perValue: 1000, metres: metres)
+            // A turn's part, to the nearest millisecond, never more than the edge's whole time.
+            let times = timeMs
+            turnMs = zip(exactTurn, times).map { min($1, UInt32(($0 * 1000).rounded())) }
         }
         // Released here, not at the end of the function: contraction comes next.
-        exactLength = []; exactTime = []
+        exactLength = []; exactTime = []; exactTurn = []
 
         firstIn = [UInt32](repeating: 0, count: kept + 1)
         for h in head { firstIn[Int(h) + 1] += 1 }

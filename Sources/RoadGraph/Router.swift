@@ -163,6 +163,16 @@ public final class Router {
         UInt32(min(Double(UInt32.max - 1), (max(0, share) * Double(w)).rounded(.toNearestOrEven)))
     }
 
+    /// The cost of `share` (0…1) of edge e for `metric`, driven from its tail (`fromTail`:
+    /// the turn onto it is paid whole) or from a point partway along it (no turn was made).
+    /// Where the network prices no turns, or for the distance metric, it is `partial`.
+    @inline(__always) func partialCost(_ e: Int, _ metric: Metric, share: Double, fromTail: Bool) -> UInt32 {
+        let g = network, w = g.weight(e, metric)
+        guard metric == .time, !g.turnMs.isEmpty else { return Self.partial(share, w) }
+        let turn = g.turnMs[e], driven = Self.partial(share, w - turn)  // turn ≤ w: checked at load
+        return fromTail ? plus(turn, driven) : driven
+    }
+
     /// Seeds for leaving a snapped point (towards each edge's head) or for arriving at one
     /// (from each edge's tail), along every edge that runs on its piece. A point snapped
     /// onto a piece's end is at a junction, so that junction is also a seed at no cost
@@ -176,9 +186,10 @@ public final class Router {
         for k in Int(g.pieceEdgeStart[snap.piece])..<Int(g.pieceEdgeStart[snap.piece + 1]) {
             let e = Int(g.pieceEdges[k])
             let reversed = g.edgePiece[e] & RoadNetwork.reversedBit != 0
-            let w = g.weight(e, metric)
-            out.append(leaving ? Seed(node: number(g.head[e]), cost: Self.partial(share(of: snap, leaving: true, along: e), w), edge: UInt32(e))
-                               : Seed(node: number(g.tail[e]), cost: Self.partial(share(of: snap, leaving: false, along: e), w), edge: UInt32(e)))
+            // Leaving, the car starts partway along the edge: no turn onto it. Arriving, it
+            // turned onto the edge at its tail.
+            let cost = partialCost(e, metric, share: share(of: snap, leaving: leaving, along: e), fromTail: !leaving)
+            out.append(Seed(node: number(leaving ? g.head[e] : g.tail[e]), cost: cost, edge: UInt32(e)))
             if snap.fraction == 0 { out.append(Seed(node: number(reversed ? g.head[e] : g.tail[e]), cost: 0, edge: RoadNetwork.none)) }
             if snap.fraction == 1 { out.append(Seed(node: number(reversed ? g.tail[e] : g.head[e]), cost: 0, edge: RoadNetwork.none)) }
         }
@@ -195,7 +206,7 @@ public final class Router {
             let reversed = g.edgePiece[e] & RoadNetwork.reversedBit != 0
             let ahead = reversed ? s.fraction - t.fraction : t.fraction - s.fraction
             guard ahead >= 0 else { continue }
-            let c = Self.partial(ahead, g.weight(e, metric))
+            let c = partialCost(e, metric, share: ahead, fromTail: false)
             if best == nil || c < best!.cost { best = (c, UInt32(e)) }
         }
         return best
@@ -349,8 +360,8 @@ public final class Router {
         streets.removeAll(keepingCapacity: true)
         var dm: UInt32 = 0, ms: UInt32 = 0
         var tolls: [Int64] = []
-        func add(_ e: Int, share: Double) {
-            dm = plus(dm, Self.partial(share, g.lengthDm[e])); ms = plus(ms, Self.partial(share, g.timeMs[e]))
+        func add(_ e: Int, share: Double, fromTail: Bool = true) {
+            dm = plus(dm, Self.partial(share, g.lengthDm[e])); ms = plus(ms, partialCost(e, .time, share: share, fromTail: fromTail))
             guard named else { return }
             let p = g.edgePiece[e] & ~RoadNetwork.reversedBit
             let name = g.names[Int(g.pieceName[Int(p)])]
@@ -373,7 +384,7 @@ public final class Router {
         if ahead { g.prefetchForAssembly(startOf: edges) }
         if direct {
             let e = Int(edges[0]), (_, _, reversed) = piece(e)
-            add(e, share: abs(t.fraction - s.fraction))
+            add(e, share: abs(t.fraction - s.fraction), fromTail: false)
             if reversed { if s.segment > t.segment { points(s.segment, through: t.segment + 1) } }
             else if t.segment > s.segment { points(s.segment + 1, through: t.segment) }
         } else {
@@ -381,7 +392,7 @@ public final class Router {
                 if ahead { g.prefetchForAssembly(edges, at: i) }
                 let e = Int(e32), (first, last, reversed) = piece(e)
                 if i == 0 {
-                    add(e, share: reversed ? s.fraction : 1 - s.fraction)
+                    add(e, share: reversed ? s.fraction : 1 - s.fraction, fromTail: false)
                     if reversed { points(s.segment, through: first) } else { points(s.segment + 1, through: last) }
                 } else if i == edges.count - 1 {
                     add(e, share: reversed ? 1 - t.fraction : t.fraction)
