@@ -45,10 +45,12 @@ extension Router {
             let path = candidate.edges.filter { $0 != RoadNetwork.none }
             let total = length(path)
             guard total > 0 else { continue }
-            // Limited sharing with every route kept.
+            // Limited sharing with every route kept, counted by street and direction, not by
+            // edge: where turns are priced, one street driven the same way is a different edge
+            // for each way the route came in by.
             let shares = kept.allSatisfy { other in
-                let set = Set(other.edges)
-                let shared = path.reduce(0.0) { set.contains($1) ? $0 + Double(network.lengthDm[Int($1)]) : $0 }
+                let set = Set(other.edges.map { network.edgePiece[Int($0)] })
+                let shared = path.reduce(0.0) { set.contains(network.edgePiece[Int($1)]) ? $0 + Double(network.lengthDm[Int($1)]) : $0 }
                 return shared <= settings.maximumSharing * min(total, length(other.edges))
             }
             guard shares, isLocallyOptimal(path, via: candidate.viaOffset, window: Double(best.cost) * settings.localOptimality) else { continue }

@@ -17,6 +17,12 @@ public enum Monaco {
                                                               serviceAreasAt: data.appendingPathComponent("communes.geojson").path).0
     /// The road graph of the extract.
     public static let network: RoadNetwork = try! RoadNetwork.importOSM(path: data.appendingPathComponent("monaco.osm.pbf").path).0
+    /// The same extract with turns priced (`CarProfile.turnCosts`).
+    public static let networkWithTurnCosts: RoadNetwork = {
+        var profile = CarProfile()
+        profile.turnCosts = TurnCosts()
+        return try! RoadNetwork.importOSM(path: data.appendingPathComponent("monaco.osm.pbf").path, profile: profile).0
+    }()
     /// The Sedan's rate in Monaco.
     public static let sedan = FareRate(base: 5000, perKilometre: 1200)
     /// The fare chart, in paise.
