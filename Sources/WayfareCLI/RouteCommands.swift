@@ -36,6 +36,8 @@ struct GraphImport: ParsableCommand {
     @Option(help: "CSV id,lat,lon (with --edges, instead of an OSM file).") var nodes: String?
     @Option(help: "CSV from,to,length_m,time_s: one directed edge per row.") var edges: String?
     @Option(help: "The graph file to write.") var out: String
+    @Flag(help: "Price turns as OSRM's car profile does (U-turns, turns across traffic); OSM extracts only.")
+    var turnCosts = false
 
     func run() throws {
         let bar = ProgressBar()
@@ -43,8 +45,11 @@ struct GraphImport: ParsableCommand {
         let network: RoadNetwork, report: BuildReport
         switch (file, nodes, edges) {
         case let (file?, nil, nil):
-            (network, report) = try RoadNetwork.importOSM(path: file, progress: bar.update)
+            var profile = CarProfile()
+            if turnCosts { profile.turnCosts = TurnCosts() }
+            (network, report) = try RoadNetwork.importOSM(path: file, profile: profile, progress: bar.update)
         case let (nil, nodes?, edges?):
+            guard !turnCosts else { throw CLIError("--turn-costs: only an OSM extract carries the geometry turns are priced by") }
             (network, report) = try RoadNetwork.importCSV(nodes: nodes, edges: edges, progress: bar.update)
         default:
             throw CLIError("give either an OSM file or both --nodes and --edges")

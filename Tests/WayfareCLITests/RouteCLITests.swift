@@ -30,6 +30,27 @@ import TestSupport
         return graph
     }
 
+    /// `--turn-costs`: more nodes (one per junction and way in), the same lengths, longer
+    /// times; refused for CSV input, which has no profile to price turns by.
+    @Test func turnCostsArePricedOnRequest() throws {
+        let plain = try importMonaco(), priced = folder.path("priced.wfg")
+        let r = try runWayfare(["graph", "import", "Data/monaco/monaco.osm.pbf", "--turn-costs", "--out", priced])
+        #expect(r.status == 0, "\(r.stderr)")
+        let summary = try json(r.stdout)
+        #expect((summary["nodes"] as? Int ?? 0) > 3000)
+        let casino = "43.7393,7.4277", palace = "43.7314,7.4197"
+        let before = try json(try runWayfare(["route", plain, "--from", casino, "--to", palace, "--metric", "distance"]).stdout)
+        let after = try json(try runWayfare(["route", priced, "--from", casino, "--to", palace, "--metric", "distance"]).stdout)
+        #expect(before["distance_m"] as? Double == after["distance_m"] as? Double)
+        let fastest = try json(try runWayfare(["route", plain, "--from", casino, "--to", palace]).stdout)
+        let fastestPriced = try json(try runWayfare(["route", priced, "--from", casino, "--to", palace]).stdout)
+        #expect((fastestPriced["duration_s"] as! Double) > (fastest["duration_s"] as! Double))
+        folder.write("n.csv", "id,lat,lon\n1,43.7,7.4\n2,43.71,7.4\n")
+        folder.write("e.csv", "from,to,length_m,time_s\n1,2,1000,60\n2,1,1000,60\n")
+        let csv = try runWayfare(["graph", "import", "--nodes", folder.path("n.csv"), "--edges", folder.path("e.csv"), "--turn-costs", "--out", folder.path("c.wfg")])
+        #expect(csv.status != 0 && csv.stderr.contains("--turn-costs"), "\(csv.stderr)")
+    }
+
     @Test func importRouteEtaAndBench() throws {
         let graph = try importMonaco()
         let casino = "43.7393,7.4277", palace = "43.7314,7.4197"
