@@ -39,7 +39,7 @@ public struct RoadNetwork: Sendable {
     /// The part of each edge's `timeMs` that is the turn onto it, paid on entering the
     /// edge at its tail (empty when the network prices no turns: `CarProfile.turnCosts`).
     /// A route that starts partway along an edge pays none of it; one that ends partway
-    /// pays all of it. See `turnOnto(_:)`.
+    /// pays all of it. See `Router.partialCost`.
     var turnMs: [UInt32] = []
     /// The piece of geometry an edge runs along; the top bit set means against the
     /// piece's point order.

@@ -25,15 +25,22 @@ public struct TurnCosts: Sendable, Equatable {
 
     /// The seconds a turn costs: `angle` in degrees from straight ahead (positive to the
     /// right, −180…180), `roads` the roads that meet at the junction, `uTurn` whether the
-    /// car goes back along the road it came by.
+    /// car goes back along the road it came by. Always between 0 and an hour: settings that
+    /// would give a negative, unbounded or undefined price (a negative penalty, a bias of 0)
+    /// price nothing rather than corrupt the edge times.
     public func seconds(angle: Double, roads: Int, uTurn: Bool) -> Double {
         guard roads > 2 || uTurn, angle.isFinite else { return 0 }
         let bias = leftHandDriving ? 1 / turnBias : turnBias
         let a = uTurn ? 180 : min(180, max(-180, angle))
         // A right turn (away from traffic on the right) rises later and less steeply.
         let x = a >= 0 ? (13 / bias) * a / 180 - 6.5 * bias : (13 * bias) * -a / 180 - 6.5 / bias
-        return turnPenaltySeconds / (1 + exp(-x)) + (uTurn ? uTurnPenaltySeconds : 0)
+        let price = turnPenaltySeconds / (1 + exp(-x)) + (uTurn ? uTurnPenaltySeconds : 0)
+        return price.isFinite ? min(Self.mostSeconds, max(0, price)) : 0
     }
+
+    /// The most one turn may cost (an hour): what keeps an edge's time and turn in 32-bit
+    /// milliseconds.
+    public static let mostSeconds = 3600.0
 
     /// The angle in degrees from straight ahead (positive to the right, −180…180) between
     /// arriving along `inBearing` and leaving along `outBearing` (degrees clockwise from north).

@@ -34,6 +34,15 @@ import TestSupport
             #expect(abs(c.seconds(angle: a, roads: 3, uTurn: false) - Self.osrmTurnSeconds(a, roads: 3, uTurn: false)) < 1e-12)
         }
         #expect(c.seconds(angle: .nan, roads: 3, uTurn: false) == 0)
+        // Settings that make no sense price nothing or at most an hour, never a trap later.
+        var odd = TurnCosts(); odd.turnBias = 0
+        #expect(odd.seconds(angle: 0, roads: 3, uTurn: false) == 0)
+        odd = TurnCosts(); odd.uTurnPenaltySeconds = -100
+        #expect(odd.seconds(angle: 0, roads: 3, uTurn: true) == 0)
+        odd = TurnCosts(); odd.turnPenaltySeconds = .infinity
+        #expect(odd.seconds(angle: 0, roads: 3, uTurn: false) == 0)
+        odd = TurnCosts(); odd.uTurnPenaltySeconds = 1e12
+        #expect(odd.seconds(angle: 0, roads: 3, uTurn: true) == TurnCosts.mostSeconds)
         #expect(TurnCosts.angle(arriving: 350, leaving: 80) == 90 && TurnCosts.angle(arriving: 80, leaving: 350) == -90)
         #expect(TurnCosts.angle(arriving: 0, leaving: 180) == 180)
     }
