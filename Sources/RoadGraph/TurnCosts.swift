@@ -72,15 +72,17 @@ extension NetworkDraft {
         var arriving = [[UInt32]](repeating: [], count: n)
         // Roads are counted per place, not per node: a junction split for a turn
         // restriction is still one junction, with all its roads.
-        var roadsAt: [UInt64: Int] = [:], seen = Set<[UInt64]>()
+        var roadsAt: [UInt64: Int] = [:], seen = Set<SIMD2<UInt64>>()
         func place(_ v: UInt32) -> UInt64 { UInt64(UInt32(bitPattern: latE7[Int(v)])) << 32 | UInt64(UInt32(bitPattern: lonE7[Int(v)])) }
         for e in edges where kept[Int(e.tail)] && kept[Int(e.head)] {
             let h = Int(e.head)
             if !arriving[h].contains(e.piece) { arriving[h].append(e.piece) }
             let street = UInt64(e.piece & ~RoadNetwork.reversedBit)
-            for v in [e.tail, e.head] where seen.insert([place(v), street]).inserted { roadsAt[place(v), default: 0] += 1 }
+            for v in [e.tail, e.head] where seen.insert(SIMD2(place(v), street)).inserted { roadsAt[place(v), default: 0] += 1 }
         }
         let roads = (0..<n).map { roadsAt[place(UInt32($0))] ?? 0 }
+        // Each way in's bearing once, not once per way out.
+        let arrivingBearing = arriving.map { $0.map { bearing(of: $0, atEnd: true) } }
         // Copies beyond the first get new ids at the end; the first keeps the node's id.
         var firstCopy = [UInt32](repeating: 0, count: n)
         for v in 0..<n {
@@ -99,7 +101,7 @@ extension NetworkDraft {
             let out = bearing(of: e.piece, atEnd: false)
             for (j, p) in arriving[v].enumerated() {
                 let uTurn = p & ~RoadNetwork.reversedBit == e.piece & ~RoadNetwork.reversedBit
-                let turn = costs.seconds(angle: TurnCosts.angle(arriving: bearing(of: p, atEnd: true), leaving: out),
+                let turn = costs.seconds(angle: TurnCosts.angle(arriving: arrivingBearing[v][j], leaving: out),
                                          roads: roads[v], uTurn: uTurn)
                 priced.append(DraftEdge(tail: j == 0 ? e.tail : firstCopy[v] + UInt32(j - 1), head: head, piece: e.piece,
                                         lengthMetres: e.lengthMetres, timeSeconds: e.timeSeconds + turn, turnSeconds: turn))

@@ -47,38 +47,24 @@ import TestSupport
         #expect(TurnCosts.angle(arriving: 0, leaving: 180) == 180)
     }
 
-    /// A crossroads at C: arms west, east, north and south, each about 111 m of residential
-    /// street (25 km/h), all two-way.
+    /// The crossing of `GraphInputTests` (West, East, North and South Streets meeting at
+    /// node 1, each arm about 111 m of residential street), without its restrictions.
     func crossroads(turnCosts: Bool) throws -> RoadNetwork {
-        let xml = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <osm version="0.6" generator="handmade">
-          <node id="1" lat="43.7000" lon="7.4000"/>
-          <node id="2" lat="43.7000" lon="7.3986"/>
-          <node id="3" lat="43.7000" lon="7.4014"/>
-          <node id="4" lat="43.7010" lon="7.4000"/>
-          <node id="5" lat="43.6990" lon="7.4000"/>
-          <way id="11"><nd ref="2"/><nd ref="1"/><tag k="highway" v="residential"/><tag k="name" v="West"/></way>
-          <way id="12"><nd ref="1"/><nd ref="3"/><tag k="highway" v="residential"/><tag k="name" v="East"/></way>
-          <way id="13"><nd ref="1"/><nd ref="4"/><tag k="highway" v="residential"/><tag k="name" v="North"/></way>
-          <way id="14"><nd ref="5"/><nd ref="1"/><tag k="highway" v="residential"/><tag k="name" v="South"/></way>
-        </osm>
-        """
         var profile = CarProfile()
         if turnCosts { profile.turnCosts = TurnCosts() }
         let folder = TemporaryFolder()
-        return try RoadNetwork.importOSM(path: folder.write("cross.osm", xml), profile: profile).0
+        return try RoadNetwork.importOSM(path: folder.write("cross.osm", crossingXML(restrictions: false)), profile: profile).0
     }
 
     @Test func aTurnIsPaidWholeWhereverTheRouteEnds() throws {
         let plain = try crossroads(turnCosts: false), priced = try crossroads(turnCosts: true)
-        let west = Coordinate(unchecked: 43.7000, 7.3993)
+        let west = Coordinate(unchecked: 60.0, 24.999)
         // Half way along each arm, and a hair past the junction (the turn made, no street driven).
         let ends: [(Coordinate, Double, String)] = [
-            (Coordinate(unchecked: 43.7005, 7.4000), 5.3947, "left, north"),
-            (Coordinate(unchecked: 43.6995, 7.4000), 2.1053, "right, south"),
-            (Coordinate(unchecked: 43.7000, 7.4007), 0.0069, "straight, east"),
-            (Coordinate(unchecked: 43.70001, 7.4000), 5.3947, "left, just past the junction"),
+            (Coordinate(unchecked: 60.0005, 25.0), 5.3947, "left, north"),
+            (Coordinate(unchecked: 59.9995, 25.0), 2.1053, "right, south"),
+            (Coordinate(unchecked: 60.0, 25.001), 0.0069, "straight, east"),
+            (Coordinate(unchecked: 60.00001, 25.0), 5.3947, "left, just past the junction"),
         ]
         for (end, turn, what) in ends {
             for algorithm in RoutingAlgorithm.allCases {
@@ -90,7 +76,7 @@ import TestSupport
         }
         // Leaving from a point partway along an arm pays no turn: from just past the
         // junction on North, back to the junction side of North's middle.
-        let start = Coordinate(unchecked: 43.70001, 7.4000), middle = Coordinate(unchecked: 43.7005, 7.4000)
+        let start = Coordinate(unchecked: 60.00001, 25.0), middle = Coordinate(unchecked: 60.0005, 25.0)
         #expect(try Router(network: priced).route(from: start, to: middle).durationSeconds
                 == Router(network: plain).route(from: start, to: middle).durationSeconds)
         // The distance metric prices no turn.
