@@ -452,22 +452,15 @@ public final class Fleet: Sendable {
         var neighbours: [Neighbour] = []
         swap(&neighbours, &w.neighbours)
         defer { swap(&neighbours, &w.neighbours) }
-        Self.search(k, to: point, within: radius, filter: filter, tree: &r.tree, search: w.search, neighbours: &neighbours, into: &found)
+        r.withPublishedTree { tree in
+            Self.search(k, to: point, within: radius, filter: filter, tree: tree, search: w.search, neighbours: &neighbours, into: &found)
+        }
     }
 
-    /// `search(_:to:within:filter:in:using:into:)` on the replica's tree where it lies.
-    ///
-    /// Why `inout`, for a search that writes nothing: a call on a value the compiler cannot
-    /// prove stable for the call's length (a class's property, a pointer's `pointee`) copies
-    /// it first, retaining and releasing every array the tree holds; `perf` showed the copy
-    /// once per query, the largest cost outside the tree's own search, and per result it had
-    /// doubled a query. An `inout` argument is the caller's memory, held exclusively, so the
-    /// search reads the tree where it lies. Several readers may pass the same replica's tree
-    /// at once: it is reached through an addressor (`Replica.tree`), which no exclusivity
-    /// check covers, and none of them writes it; the left–right protocol keeps the writer
-    /// out.
+    /// `search(_:to:within:filter:in:using:into:)` on the replica's published tree, borrowed
+    /// where it lies (see `Replica.withPublishedTree(_:)` for why no copy is made).
     private static func search(_ k: Int, to point: Coordinate, within radius: Double, filter: EntryFilter,
-                               tree: inout RTree<Int32>, search: SearchWorkspace,
+                               tree: RTree<Int32>, search: SearchWorkspace,
                                neighbours: inout [Neighbour], into found: inout [NearbyCab]) {
         found.removeAll(keepingCapacity: true)
         tree.nearest(k, to: point, within: radius, filter: filter, into: &neighbours, using: search)
@@ -492,14 +485,13 @@ public final class Fleet: Sendable {
         let filter = self.filter(types: types, statuses: statuses, now: now ?? clockTime)
         return read(at: clockTime) { r in
             w.lastSearchDataTime = Date(timeIntervalSinceReferenceDate: replicas.publishedTime)
-            return Self.cabs(within: radius, of: point, filter: filter, tree: &r.tree, cabs: r.cabs, using: w)
+            return r.withPublishedTree { Self.cabs(within: radius, of: point, filter: filter, tree: $0, cabs: r.cabs, using: w) }
         }
     }
 
-    /// The radius search on the replica's tree where it lies (`inout` for the reason given at
-    /// `search(_:to:within:filter:tree:search:neighbours:into:)`: no copy of the tree).
+    /// The radius search on the replica's published tree, borrowed where it lies.
     private static func cabs(within radius: Double, of point: Coordinate, filter: EntryFilter,
-                             tree: inout RTree<Int32>, cabs: [Cab], using w: FleetWorkspace) -> [CabMatch] {
+                             tree: RTree<Int32>, cabs: [Cab], using w: FleetWorkspace) -> [CabMatch] {
         tree.within(radius, of: point, filter: filter, sorted: true, into: &w.neighbours, using: w.search)
         return w.neighbours.compactMap { n in
             tree.payload(of: n).map { CabMatch(cab: cabs[Int($0)], distance: n.distance) }
@@ -516,13 +508,13 @@ public final class Fleet: Sendable {
         let filter = self.filter(types: types, statuses: statuses, now: now ?? clockTime)
         let w = FleetWorkspace()
         return read(at: clockTime) { r -> [Cab] in
-            Self.cabs(in: zone, of: zones, filter: filter, tree: &r.tree, cabs: r.cabs, using: w)
+            r.withPublishedTree { Self.cabs(in: zone, of: zones, filter: filter, tree: $0, cabs: r.cabs, using: w) }
         }.sorted { $0.id < $1.id }
     }
 
-    /// The zone search on the replica's tree where it lies (`inout`: no copy of the tree).
+    /// The zone search on the replica's published tree, borrowed where it lies.
     private static func cabs(in zone: Zone, of zones: ZoneSet, filter: EntryFilter,
-                             tree: inout RTree<Int32>, cabs: [Cab], using w: FleetWorkspace) -> [Cab] {
+                             tree: RTree<Int32>, cabs: [Cab], using w: FleetWorkspace) -> [Cab] {
         tree.inside(zones.bounds(of: zone), filter: filter, into: &w.entries, using: w.search)
         return w.entries.compactMap { e -> Cab? in
             guard let p = tree.position(of: e), let c = tree[e], zones.covers(p, zone: zone) else { return nil }

@@ -13,9 +13,8 @@ import Synchronization
 /// `@exclusivity(unchecked)`: the protocol already keeps every access exclusive, and the
 /// runtime's per-access bookkeeping cost 7 % of the writer's time.
 final class Replica: @unchecked Sendable {
-    /// The tree, in memory of its own behind addressors: a search passes it `inout` to read
-    /// it where it lies (see `Fleet.search(_:to:within:filter:tree:search:neighbours:into:)`),
-    /// which a class's stored property would not allow readers to do at once.
+    /// The writer's tree, in memory of its own behind addressors, so that a change reaches
+    /// it in place. Readers never touch it: they search `withPublishedTree(_:)`.
     var tree: RTree<Int32> {
         unsafeAddress { UnsafePointer(treeCell) }
         unsafeMutableAddress { treeCell }
@@ -27,6 +26,45 @@ final class Replica: @unchecked Sendable {
     }()
     @exclusivity(unchecked) var cabs: [Cab] = []
     @exclusivity(unchecked) var entryOfCab: [Int32] = []
+
+    // MARK: The tree readers search
+
+    /// The tree as it was when this replica was published, for readers; the empty tree while
+    /// the writer has the replica. Owned here (retained once per publish, released when the
+    /// writer takes the replica back).
+    ///
+    /// Why a copy in an object of its own: a copy shares the tree's arrays, and a `let` in a
+    /// class is something every reader may borrow where it lies at once, with no copy (a
+    /// copy retains and releases every array of the tree, per query) and no write. Reading
+    /// `tree` itself would copy it (the compiler cannot prove the writer leaves it alone for
+    /// the call), and passing it `inout` to avoid that made each reader a writer of it in
+    /// the language's eyes and in ThreadSanitizer's, which reported two readers at once as
+    /// a race. Why `Unmanaged`: a strong reference would be retained and released by every
+    /// query, and every reader would write the same reference count.
+    private var published = Unmanaged.passRetained(PublishedTree.empty)
+
+    /// Runs `body` on the tree published with this replica. Only for readers inside
+    /// `Replicas.read(_:)`, where the left–right protocol keeps the writer away from it.
+    @inline(__always) func withPublishedTree<R>(_ body: (RTree<Int32>) -> R) -> R {
+        published._withUnsafeGuaranteedRef { body($0.tree) }
+    }
+
+    /// Makes the writer's tree the one readers of this replica see: at a publish, before
+    /// the readers are sent here.
+    func publishTree() {
+        let previous = published
+        published = Unmanaged.passRetained(PublishedTree(tree))
+        previous.release()
+    }
+
+    /// Drops the readers' copy once no reader is left in this replica, so that the tree's
+    /// arrays are the writer's alone again and its changes stay in place (a shared array is
+    /// copied whole on its first write: about 100 MB at 1M cabs).
+    func withdrawTree() {
+        let previous = published
+        published = Unmanaged.passRetained(PublishedTree.empty)
+        previous.release()
+    }
 
     // MARK: Prefetching a run of moves
 
@@ -54,15 +92,25 @@ final class Replica: @unchecked Sendable {
         }
     }
 
-    /// `inout`, as the fleet's searches take the tree: a call on the addressed property
-    /// itself could copy the tree first (see `Fleet.search`).
+    /// `inout`: a call on the addressed property itself could copy the tree first (see
+    /// `published`). Only the writer prefetches, and only in its own replica.
     private static func prefetchPlace(of e: EntryID, in tree: inout RTree<Int32>) { tree.prefetchPlace(of: e) }
     private static func prefetchLeaf(of e: EntryID, in tree: inout RTree<Int32>) { tree.prefetchLeaf(of: e) }
 
     deinit {
+        published.release()
         treeCell.deinitialize(count: 1)
         treeCell.deallocate()
     }
+}
+
+/// A replica's tree as published to readers (see `Replica.withPublishedTree(_:)`).
+///
+/// `Sendable`: final and immutable; the tree is a value.
+final class PublishedTree: Sendable {
+    let tree: RTree<Int32>
+    init(_ tree: RTree<Int32>) { self.tree = tree }
+    static let empty = PublishedTree(RTree())
 }
 
 /// A change to the fleet, kept in a log between two publishes so that the replica the
@@ -180,6 +228,7 @@ final class Replicas: @unchecked Sendable {
         // the readers are sent to it.
         if replayPending { replay(cabs: cabs) }
         let newSide = writerSide
+        writerReplica.publishTree()
         publishedAt.store(now.bitPattern, ordering: .sequentiallyConsistent)
         readSide.store(newSide, ordering: .sequentiallyConsistent)
         writerSide = 1 - newSide
@@ -189,6 +238,7 @@ final class Replicas: @unchecked Sendable {
         waitUntilNoReaders(in: 1 - previous)
         versionIndex.store(1 - previous, ordering: .sequentiallyConsistent)
         waitUntilNoReaders(in: previous)
+        writerReplica.withdrawTree()
         replayPending = true
     }
 

@@ -167,7 +167,9 @@ struct FleetZoneTests {
 
 @Suite struct FleetConcurrencyTests {
     /// Writers stream reports while readers search (run under ThreadSanitizer by
-    /// scripts/test.sh): no data race, and every answer is a consistent snapshot.
+    /// scripts/test.sh): no data race, and every answer is a consistent snapshot. Half the
+    /// readers ask for the 10 nearest, half for every cab within 5 km (all 2,000), so that
+    /// both kinds of search share a replica with each other and with the writers.
     @Test func readersAndWritersRunTogether() async throws {
         var config = Fleet.Configuration()
         config.publishInterval = 0.001
@@ -189,11 +191,13 @@ struct FleetZoneTests {
                     return 0
                 }
             }
-            for _ in 0..<6 {
+            for reader in 0..<6 {
                 group.addTask {
                     var answers = 0
                     for _ in 0..<300 {
-                        let found = fleet.nearest(10, to: pickup, now: t0.addingTimeInterval(20))
+                        let found = reader.isMultiple(of: 2)
+                            ? fleet.nearest(10, to: pickup, now: t0.addingTimeInterval(20))
+                            : fleet.cabs(within: 5_000, of: pickup, now: t0.addingTimeInterval(20))
                         precondition(zip(found, found.dropFirst()).allSatisfy { $0.distance <= $1.distance })
                         answers += found.count
                     }
@@ -202,7 +206,7 @@ struct FleetZoneTests {
             }
             var total = 0
             for try await n in group { total += n }
-            #expect(total == 6 * 300 * 10)
+            #expect(total == 3 * 300 * 10 + 3 * 300 * 2_000)
         }
     }
 }
