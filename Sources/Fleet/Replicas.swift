@@ -51,18 +51,16 @@ final class Replica: @unchecked Sendable {
 
     /// Makes the writer's tree the one readers of this replica see: at a publish, before
     /// the readers are sent here.
-    func publishTree() {
-        let previous = published
-        published = Unmanaged.passRetained(PublishedTree(tree))
-        previous.release()
-    }
+    func publishTree() { replacePublished(with: PublishedTree(tree)) }
 
     /// Drops the readers' copy once no reader is left in this replica, so that the tree's
     /// arrays are the writer's alone again and its changes stay in place (a shared array is
     /// copied whole on its first write: about 100 MB at 1M cabs).
-    func withdrawTree() {
+    func withdrawTree() { replacePublished(with: .empty) }
+
+    private func replacePublished(with next: PublishedTree) {
         let previous = published
-        published = Unmanaged.passRetained(PublishedTree.empty)
+        published = Unmanaged.passRetained(next)
         previous.release()
     }
 
