@@ -156,6 +156,18 @@ public struct RoadNetwork: Sendable {
         heuristicScale = scale.map { $0.isFinite ? min($0 * 0.999, Self.maximumHeuristicScale) : 0 }
         segments = SegmentTree(latE7: pointLatE7, lonE7: pointLonE7, lineStart: pieceStart)
         for i in hierarchies.indices { hierarchies[i].deriveShortcutLengths(lengthDm) }
+        // Only the distance metric's queries are goal-directed: there the straight line is
+        // nearly the cost (a metre of road is a metre), while the time metric's bound divides
+        // by the fastest road's speed and is too loose to pay for itself (docs/benchmarks.md,
+        // "Shortest routes aim at their goal").
+        if hierarchies.count > 1, heuristicScale[1] > 0, hierarchies[1].rank.count == n {
+            var units = [SIMD4<Float>](repeating: .zero, count: n)
+            for v in 0..<n {
+                let r = Int(hierarchies[1].rank[v])
+                if r < n { units[r] = SIMD4(Float(unitX[v]), Float(unitY[v]), Float(unitZ[v]), 0) }
+            }
+            hierarchies[1].unitByRank = units
+        }
     }
 
     /// The length of piece `p`'s polyline in metres (great-circle, point to point).

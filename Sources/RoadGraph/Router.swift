@@ -8,7 +8,8 @@ public enum RoutingAlgorithm: String, Sendable, CaseIterable {
     case dijkstra
     /// A* with the straight-line distance (divided by the network's top speed for time).
     case astar
-    /// Bidirectional search on the contraction hierarchy, with stall-on-demand.
+    /// Bidirectional search on the contraction hierarchy, with stall-on-demand; for the
+    /// distance metric, aimed at the goal by the straight line.
     case hierarchy
 }
 
@@ -243,7 +244,7 @@ public final class Router {
         switch algorithm {
         case .dijkstra: found = searchOneWay(metric: metric, direct: shortcut?.cost, goal: nil)
         case .astar: found = searchOneWay(metric: metric, direct: shortcut?.cost, goal: t.coordinate)
-        case .hierarchy: found = searchHierarchy(metric: metric, direct: shortcut?.cost)
+        case .hierarchy: found = searchHierarchy(metric: metric, direct: shortcut?.cost, from: s.coordinate, to: t.coordinate)
         }
         guard let (cost, meet) = found else { throw .noRoute(from: s.coordinate, to: t.coordinate) }
         edges.removeAll(keepingCapacity: true)
@@ -310,13 +311,27 @@ public final class Router {
     }
 
     /// Bidirectional upward search on the hierarchy, with stall-on-demand; the seeds' nodes
-    /// are ranks, and so is the meeting node.
-    func searchHierarchy(metric: Metric, direct: UInt32?) -> (cost: UInt32, meet: Int)? {
+    /// are ranks, and so is the meeting node. Given the two ends and a hierarchy with
+    /// positions (the distance metric's), each side's queue is ordered by cost plus the
+    /// straight line to the other end, and stops once that reaches the best route found: a
+    /// node whose cost and rest of the way cannot beat it is never settled.
+    func searchHierarchy(metric: Metric, direct: UInt32?, from s: Coordinate? = nil, to t: Coordinate? = nil) -> (cost: UInt32, meet: Int)? {
         let ch = network.hierarchies[metric == .time ? 0 : 1]
+        if let s, let t, !ch.unitByRank.isEmpty {
+            let scale = network.heuristicScale[metric == .time ? 0 : 1]
+            return searchHierarchy(ch, direct: direct, towardsTarget: StraightLineBound(towards: t, scale: scale, units: ch.unitByRank),
+                                   towardsSource: StraightLineBound(towards: s, scale: scale, units: ch.unitByRank))
+        }
+        return searchHierarchy(ch, direct: direct, towardsTarget: NoBound(), towardsSource: NoBound())
+    }
+
+    /// The search itself, specialised per kind of bound (`NoBound`: the plain search).
+    func searchHierarchy<Bound: CostBound>(_ ch: ContractionHierarchy, direct: UInt32?,
+                                           towardsTarget: Bound, towardsSource: Bound) -> (cost: UInt32, meet: Int)? {
         nextGeneration()
         let gen = generation
-        plant(sourceSeeds, in: &forward, push: true, gen: gen)
-        plant(targetSeeds, in: &backward, push: true, gen: gen)
+        plant(sourceSeeds, in: &forward, push: true, gen: gen) { plus($1, towardsTarget($0)) }
+        plant(targetSeeds, in: &backward, push: true, gen: gen) { plus($1, towardsSource($0)) }
         var best = direct ?? .max, meet = direct == nil ? Int.min : -1
         var count = 0
         while true {
@@ -326,10 +341,10 @@ public final class Router {
             // side the other way round.
             if fk <= bk {
                 count += forward.settleNext(other: backward, arcs: ch.upFirst, ch.up, stall: ch.downFirst, ch.down,
-                                            gen: gen, best: &best, meet: &meet)
+                                            bound: towardsTarget, gen: gen, best: &best, meet: &meet)
             } else {
                 count += backward.settleNext(other: forward, arcs: ch.downFirst, ch.down, stall: ch.upFirst, ch.up,
-                                             gen: gen, best: &best, meet: &meet)
+                                             bound: towardsSource, gen: gen, best: &best, meet: &meet)
             }
         }
         settled = count
