@@ -46,13 +46,13 @@ import TestSupport
     }
 
     @Test func shortestRoutesAreTheOraclesAndSettleFewerNodes() throws {
-        let g = SyntheticGrid(nodes: 20_000, seed: 4).network().0
+        let g = SyntheticGrid(nodes: 10_000, seed: 4).network().0
         var plainNetwork = g
         plainNetwork.hierarchies[1].unitByRank = []  // the same hierarchy, searched without the bound
         let oracle = OracleDijkstra(g)
         let aimed = Router(network: g), plain = Router(network: plainNetwork)
         var settledAimed = 0, settledPlain = 0
-        for (a, b) in g.randomPairs(150, seed: 6) {
+        for (a, b) in g.randomPairs(100, seed: 6) {
             let s = try aimed.snap(a), t = try aimed.snap(b)
             let expected = oracle.cost(s, t, .distance)
             let route = try? aimed.route(from: s, to: t, metric: .distance)
