@@ -17,6 +17,7 @@ struct BenchMatch: ParsableCommand {
     @Option(name: .customLong("traces-out"), help: "Write the traces as JSON lines {id, sigma_m, interval_s, points: [[lat, lon, time]]}.") var tracesOut: String?
     @Option(help: "JSON lines {id, pieces: [[[lon, lat]]], seconds} of another matcher for the same traces, scored beside ours.") var peer: String?
     @Option(name: .customLong("long-runs"), help: "How many times the 30-minute trace is matched (the median is printed).") var longRuns: Int = 5
+    @Option(name: .customLong("trips-on"), help: "Drive the trips and the 30-minute trace on this graph file of the same city, and match them on GRAPH (the same drives matched on a graph with and one without turn costs, say).") var tripsOn: String?
 
     struct TraceLine: Codable { let id: String; let sigmaM: Double; let intervalS: Double; let points: [[Double]] }
     struct PeerLine: Codable { let id: String; let pieces: [[[Double]]]; let seconds: Double }
@@ -28,8 +29,12 @@ struct BenchMatch: ParsableCommand {
         let intervalList = try numbers(intervals, option: "intervals", range: 0.1...600)
         let network = try loadGraph(graph)
         let peerAnswers = try peer.map(readPeer) ?? [:]
-        let routes = GPSTraces.trips(on: network, count: trips, seed: seed)
-        guard !routes.isEmpty else { throw CLIError("\(graph): no trips of 1 km or more on this graph") }
+        // Why an option: trips run between random nodes, so two graphs of one city (an
+        // edge-based one has twice the nodes) draw different drives, and their scores would
+        // compare the drives as much as the matching.
+        let driven = try tripsOn.map(loadGraph) ?? network
+        let routes = GPSTraces.trips(on: driven, count: trips, seed: seed)
+        guard !routes.isEmpty else { throw CLIError("\(tripsOn ?? graph): no trips of 1 km or more on this graph") }
         let matcher = Matcher(network: network)
         var traceLines: [String] = []
         for sigma in sigmaList {

@@ -69,4 +69,27 @@ import TestSupport
         let refused = try runWayfare(["follow", graph, "--from", "43.7393,7.4277", "--to", "91,7", "--trace", trace])
         #expect(refused.status != 0 && refused.stderr.contains("to"), "\(refused.stderr)")
     }
+
+    /// `bench match --trips-on`: the drives come from the other graph, so the same drives are
+    /// matched on a graph with turn costs and one without (the same points in both runs,
+    /// which drives drawn on each graph would not give); a file that is not a graph is one
+    /// line naming it.
+    @Test func benchMatchDrivesOnAnotherGraph() throws {
+        let plain = folder.path("plain.wfg"), priced = folder.path("priced.wfg")
+        #expect(try runWayfare(["graph", "import", "Data/monaco/monaco.osm.pbf", "--out", plain]).status == 0)
+        #expect(try runWayfare(["graph", "import", "Data/monaco/monaco.osm.pbf", "--turn-costs", "--out", priced]).status == 0)
+        func score(_ graph: String, _ extra: [String]) throws -> [String: Any] {
+            let r = try runWayfare(["bench", "match", graph, "--trips", "4", "--sigmas", "15", "--intervals", "5", "--long-runs", "1"] + extra)
+            #expect(r.status == 0, "\(r.stderr)")
+            return try json(String(try #require(r.stdout.split(separator: "\n").first)))
+        }
+        let own = try score(plain, []), onPlain = try score(plain, ["--trips-on", priced]), onPriced = try score(priced, [])
+        #expect(onPlain["traces"] as? Int == 4 && onPriced["traces"] as? Int == 4)
+        #expect(onPlain["points"] as? Int == onPriced["points"] as? Int, "the priced graph's drives, matched on each graph")
+        #expect(own["points"] as? Int != onPriced["points"] as? Int, "each graph draws drives of its own")
+        for m in [onPlain, onPriced] { #expect((m["mismatch_median"] as? Double ?? 1) < 0.05, "\(m)") }
+        let refused = try runWayfare(["bench", "match", plain, "--trips-on", folder.path("missing.wfg")])
+        #expect(refused.status != 0 && refused.stderr.contains("missing.wfg"), "\(refused.stderr)")
+        #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+    }
 }
