@@ -66,6 +66,14 @@ public struct Statement: ExpressibleByStringInterpolation, Sendable, Equatable {
             arguments.append(value.sqlValue)
         }
 
+        /// A value or NULL, bound to a placeholder. The same as the form above; spelled out
+        /// so that the compiler knows an optional here is bound, not printed (it warns of
+        /// any optional passed to a generic interpolation).
+        public mutating func appendInterpolation<Wrapped: SQLBindable>(_ value: Wrapped?) {
+            text += "?"
+            arguments.append(value.sqlValue)
+        }
+
         /// A fragment built apart, with its own values.
         public mutating func appendInterpolation(sql fragment: Statement) {
             text += fragment.text

@@ -9,10 +9,10 @@ import Testing
 struct StatementTests {
     @Test("each interpolated value is a placeholder and an argument, fragments keep their own in order")
     func interpolation() {
-        let id: Int64 = 7, name = "Ann", none: String? = nil
-        let s: Statement = "UPDATE users SET name = \(name), note = \(none) WHERE id = \(id) AND active = \(true)"
-        #expect(s.text == "UPDATE users SET name = ?, note = ? WHERE id = ? AND active = ?")
-        #expect(s.arguments == [.text("Ann"), .null, .integer(7), .integer(1)])
+        let id: Int64 = 7, name = "Ann", none: String? = nil, seats: Int? = 4
+        let s: Statement = "UPDATE users SET name = \(name), note = \(none), seats = \(seats) WHERE id = \(id) AND active = \(true)"
+        #expect(s.text == "UPDATE users SET name = ?, note = ?, seats = ? WHERE id = ? AND active = ?")
+        #expect(s.arguments == [.text("Ann"), .null, .integer(4), .integer(7), .integer(1)])
         let filter: Statement = "kind = \("invoice")"
         let whole: Statement = "SELECT id FROM outbox WHERE user_id = \(id) AND \(sql: filter) LIMIT \(5)"
         #expect(whole.text == "SELECT id FROM outbox WHERE user_id = ? AND kind = ? LIMIT ?")
