@@ -64,7 +64,7 @@ extension Router {
     /// first, each unpacked to network edges (the first and last driven partly from and to
     /// the snapped points), without repeats: at most `limit`.
     func viaPaths(from s: Snap, to t: Snap, bound: UInt32, limit: Int) -> [(cost: UInt32, edges: [UInt32], viaOffset: Int)] {
-        let ch = network.hierarchies[0]
+        let ch = network.hierarchies[Metric.time.index]
         sourceSeeds.removeAll(keepingCapacity: true); targetSeeds.removeAll(keepingCapacity: true)
         seeds(of: s, metric: .time, leaving: true, ranks: ch.rank, into: &sourceSeeds)
         seeds(of: t, metric: .time, leaving: false, ranks: ch.rank, into: &targetSeeds)
@@ -133,7 +133,7 @@ extension Router {
 
     /// The fastest time from node `x` to node `y` on the time hierarchy, or nil.
     func nodeToNode(_ x: Int, _ y: Int) -> UInt32? {
-        let rank = network.hierarchies[0].rank
+        let rank = network.hierarchies[Metric.time.index].rank
         sourceSeeds = [Seed(node: rank[x], cost: 0, edge: RoadNetwork.none)]
         targetSeeds = [Seed(node: rank[y], cost: 0, edge: RoadNetwork.none)]
         return searchHierarchy(metric: .time, direct: nil)?.cost

@@ -38,7 +38,7 @@ extension Router {
     func table(from sources: ArraySlice<Snap>, to targets: ArraySlice<Snap>, limitSeconds: Double, maxLengthDm: UInt32 = .max,
                into best: inout [TableCell]) {
         let limit = UInt32(min(Double(UInt32.max - 1), max(0, limitSeconds * 1000)))
-        let g = network, ch = g.hierarchies[0], n = g.nodeCount
+        let g = network, ch = g.hierarchies[Metric.time.index], n = g.nodeCount
         // The searches run on local arrays, moved out of the router and back: the loops
         // below then touch plain locals, not a class's storage checked on every access.
         var back = SearchSide(nodeCount: 0), front = SearchSide(nodeCount: 0)

@@ -9,6 +9,9 @@ public enum Metric: String, Sendable, CaseIterable {
     case time
     /// Length (decimetres on edges, metres in answers).
     case distance
+
+    /// Its slot in the network's arrays kept per metric (`hierarchies`, `heuristicScale`).
+    var index: Int { self == .time ? 0 : 1 }
 }
 
 /// An immutable road network ready for routing: junctions, directed edges as flat arrays
@@ -160,13 +163,14 @@ public struct RoadNetwork: Sendable {
         // nearly the cost (a metre of road is a metre), while the time metric's bound divides
         // by the fastest road's speed and is too loose to pay for itself (docs/benchmarks.md,
         // "Shortest routes aim at their goal").
-        if hierarchies.count > 1, heuristicScale[1] > 0, hierarchies[1].rank.count == n {
+        let d = Metric.distance.index
+        if hierarchies.count > d, heuristicScale[d] > 0, hierarchies[d].rank.count == n {
             var units = [SIMD4<Float>](repeating: .zero, count: n)
             for v in 0..<n {
-                let r = Int(hierarchies[1].rank[v])
+                let r = Int(hierarchies[d].rank[v])
                 if r < n { units[r] = SIMD4(Float(unitX[v]), Float(unitY[v]), Float(unitZ[v]), 0) }
             }
-            hierarchies[1].unitByRank = units
+            hierarchies[d].unitByRank = units
         }
     }
 

@@ -236,7 +236,7 @@ public final class Router {
     func route(from s: Snap, to t: Snap, metric: Metric = .time, algorithm: RoutingAlgorithm = .hierarchy,
                named: Bool) throws(RouteError) -> Route {
         sourceSeeds.removeAll(keepingCapacity: true); targetSeeds.removeAll(keepingCapacity: true)
-        let hierarchy = algorithm == .hierarchy ? network.hierarchies[metric == .time ? 0 : 1] : nil
+        let hierarchy = algorithm == .hierarchy ? network.hierarchies[metric.index] : nil
         seeds(of: s, metric: metric, leaving: true, ranks: hierarchy?.rank, into: &sourceSeeds)
         seeds(of: t, metric: metric, leaving: false, ranks: hierarchy?.rank, into: &targetSeeds)
         let shortcut = direct(s, t, metric: metric)
@@ -285,7 +285,7 @@ public final class Router {
         nextGeneration()
         let gen = generation
         var gx = 0.0, gy = 0.0, gz = 0.0
-        let scale = goal == nil ? 0 : g.heuristicScale[metric == .time ? 0 : 1]
+        let scale = goal == nil ? 0 : g.heuristicScale[metric.index]
         if let c = goal { (gx, gy, gz) = RoadNetwork.unitVector(latitude: c.latitude, longitude: c.longitude) }
         @inline(__always) func h(_ v: Int) -> UInt32 { scale == 0 ? 0 : g.heuristic(v, gx, gy, gz, scale) }
         plant(sourceSeeds, in: &forward, push: true, gen: gen) { plus($1, h($0)) }
@@ -316,9 +316,9 @@ public final class Router {
     /// straight line to the other end, and stops once that reaches the best route found: a
     /// node whose cost and rest of the way cannot beat it is never settled.
     func searchHierarchy(metric: Metric, direct: UInt32?, from s: Coordinate? = nil, to t: Coordinate? = nil) -> (cost: UInt32, meet: Int)? {
-        let ch = network.hierarchies[metric == .time ? 0 : 1]
+        let ch = network.hierarchies[metric.index]
         if let s, let t, !ch.unitByRank.isEmpty {
-            let scale = network.heuristicScale[metric == .time ? 0 : 1]
+            let scale = network.heuristicScale[metric.index]
             return searchHierarchy(ch, direct: direct, towardsTarget: StraightLineBound(towards: t, scale: scale, units: ch.unitByRank),
                                    towardsSource: StraightLineBound(towards: s, scale: scale, units: ch.unitByRank))
         }
@@ -448,7 +448,7 @@ public final class Router {
         nextGeneration()
         let gen = generation
         // The hierarchy's searches number nodes by rank; the baseline by node id.
-        let ranks = algorithm == .hierarchy ? network.hierarchies[0].rank : nil
+        let ranks = algorithm == .hierarchy ? network.hierarchies[Metric.time.index].rank : nil
         cabSeeds.removeAll(keepingCapacity: true); cabSeedStart.removeAll(keepingCapacity: true)
         for s in cabs {
             cabSeedStart.append(cabSeeds.count)
@@ -535,7 +535,7 @@ public final class Router {
     /// selection without its sort, since the walk's post-order already is a topological
     /// order of the arcs it uses).
     func hierarchyToTarget(limit: UInt32, gen: UInt32) {
-        let ch = network.hierarchies[0]
+        let ch = network.hierarchies[Metric.time.index]
         // Each phase runs in one call on the search arrays passed inout: one exclusive access
         // to the router's storage per phase instead of one per array element.
         settledNodes.removeAll(keepingCapacity: true)
