@@ -334,17 +334,20 @@ public final class Router {
         plant(targetSeeds, in: &backward, push: true, gen: gen) { plus($1, towardsSource($0)) }
         var best = direct ?? .max, meet = direct == nil ? Int.min : -1
         var count = 0
+        var f = SearchSide.empty, b = SearchSide.empty
+        swap(&f, &forward); swap(&b, &backward)
+        defer { swap(&f, &forward); swap(&b, &backward) }
         while true {
-            let fk = forward.heap.peekKey ?? .max, bk = backward.heap.peekKey ?? .max
+            let fk = f.heap.peekKey ?? .max, bk = b.heap.peekKey ?? .max
             if min(fk, bk) >= best { break }
             // The forward side climbs `up` arcs and is stalled by `down` ones; the backward
             // side the other way round.
             if fk <= bk {
-                count += forward.settleNext(other: backward, arcs: ch.upFirst, ch.up, stall: ch.downFirst, ch.down,
-                                            bound: towardsTarget, gen: gen, best: &best, meet: &meet)
+                count += f.settleNext(other: b, arcs: ch.upFirst, ch.up, stall: ch.downFirst, ch.down,
+                                      bound: towardsTarget, gen: gen, best: &best, meet: &meet)
             } else {
-                count += backward.settleNext(other: forward, arcs: ch.downFirst, ch.down, stall: ch.upFirst, ch.up,
-                                             bound: towardsSource, gen: gen, best: &best, meet: &meet)
+                count += b.settleNext(other: f, arcs: ch.downFirst, ch.down, stall: ch.upFirst, ch.up,
+                                      bound: towardsSource, gen: gen, best: &best, meet: &meet)
             }
         }
         settled = count
@@ -371,6 +374,12 @@ public final class Router {
     /// to t on a direct path.
     func assemble(from s: Snap, to t: Snap, cost: UInt32, direct: Bool, named: Bool = true) -> Route {
         let g = network
+        // The buffers are moved into locals for the assembly (and back into the router at
+        // the end), so that each point appended is a plain local write, not an access to
+        // the router's storage.
+        var geometry: [Coordinate] = [], streets: [String] = []
+        swap(&geometry, &self.geometry); swap(&streets, &self.streets)
+        defer { swap(&geometry, &self.geometry); swap(&streets, &self.streets) }
         geometry.removeAll(keepingCapacity: true)
         streets.removeAll(keepingCapacity: true)
         var dm: UInt32 = 0, ms: UInt32 = 0

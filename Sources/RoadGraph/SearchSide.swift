@@ -22,6 +22,9 @@ struct SearchSide {
         labels = .init(repeating: Label(dist: 0, edge: 0, node: 0, stamp: 0), count: n)
     }
 
+    /// A side with no nodes: what a search leaves in the router while it holds the real one.
+    static var empty: SearchSide { SearchSide(nodeCount: 0) }
+
     mutating func resetStamps() { for i in labels.indices { labels[i].stamp = 0 } }
 
     /// Records x at cost d (reached by `edge` from `u`) if that is new or better.
