@@ -334,6 +334,10 @@ public final class Router {
         plant(targetSeeds, in: &backward, push: true, gen: gen) { plus($1, towardsSource($0)) }
         var best = direct ?? .max, meet = direct == nil ? Int.min : -1
         var count = 0
+        // Both sides are moved into locals for the loop and back at the end: worked on in
+        // the router's storage, each settled node retained and released the other side's
+        // arrays and checked their uniqueness again (a quarter of the search's
+        // instructions; docs/benchmarks.md, "Counted in instructions").
         var f = SearchSide.empty, b = SearchSide.empty
         swap(&f, &forward); swap(&b, &backward)
         defer { swap(&f, &forward); swap(&b, &backward) }
