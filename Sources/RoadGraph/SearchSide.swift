@@ -61,7 +61,11 @@ struct SearchSide {
         }
         for k in Int(first[u])..<Int(first[u + 1]) {
             let a = arcs[k], x = Int(a.node), nd = plus(d, a.weight)
-            if improve(x, to: nd, edge: a.edge, from: u, gen: gen) { heap.push(plus(nd, bound(x)), x) }
+            guard improve(x, to: nd, edge: a.edge, from: u, gen: gen) else { continue }
+            // A node whose key reaches the best route found is never settled (the search
+            // stops first), so it is labelled (its label still stalls and meets) but not queued.
+            let key = plus(nd, bound(x))
+            if key < best { heap.push(key, x) }
         }
         return 1
     }
