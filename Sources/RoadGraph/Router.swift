@@ -92,8 +92,8 @@ public struct ETA: Sendable, Equatable {
 /// Not `Sendable`: it owns the mutable search state (distance arrays stamped by a
 /// generation counter, so nothing is cleared between queries, and heaps that keep their
 /// capacity). Give each thread its own `Router`; they share the network's storage. After
-/// the first few queries a search allocates nothing; a returned `Route` shares the
-/// router's geometry buffer until the next query replaces it (copy-on-write).
+/// the first few queries a search allocates nothing but the arrays of the `Route` it
+/// returns.
 public final class Router {
     /// The shared network this router searches.
     public let network: RoadNetwork
@@ -112,7 +112,7 @@ public final class Router {
     @exclusivity(unchecked) var generation: UInt32 = 0
     @exclusivity(unchecked) var sourceSeeds: [Seed] = [], targetSeeds: [Seed] = []
     @exclusivity(unchecked) var edges: [UInt32] = [], unpackStack: [UInt32] = [], chain: [UInt32] = []
-    @exclusivity(unchecked) var geometry: [Coordinate] = [], streets: [String] = []
+    @exclusivity(unchecked) var pointRuns: [PointRun] = [], streets: [String] = []
     @exclusivity(unchecked) var cabSeeds: [Seed] = [], cabSeedStart: [Int] = []
     @exclusivity(unchecked) var hits: [SegmentHit] = []
     /// `nearestPieces`' slot of each piece in `hits`, valid where `pieceStamp` equals
@@ -379,12 +379,12 @@ public final class Router {
     func assemble(from s: Snap, to t: Snap, cost: UInt32, direct: Bool, named: Bool = true) -> Route {
         let g = network
         // The buffers are moved into locals for the assembly (and back into the router at
-        // the end), so that each point appended is a plain local write, not an access to
-        // the router's storage.
-        var geometry: [Coordinate] = [], streets: [String] = []
-        swap(&geometry, &self.geometry); swap(&streets, &self.streets)
-        defer { swap(&geometry, &self.geometry); swap(&streets, &self.streets) }
-        geometry.removeAll(keepingCapacity: true)
+        // the end), so that each append is a plain local write, not an access to the
+        // router's storage. The points are gathered as runs and copied once at the end.
+        var runs: [PointRun] = [], streets: [String] = []
+        swap(&runs, &self.pointRuns); swap(&streets, &self.streets)
+        defer { swap(&runs, &self.pointRuns); swap(&streets, &self.streets) }
+        runs.removeAll(keepingCapacity: true)
         streets.removeAll(keepingCapacity: true)
         var dm: UInt32 = 0, ms: UInt32 = 0
         var tolls: [Int64] = []
@@ -396,18 +396,11 @@ public final class Router {
             if !name.isEmpty && streets.last != name { streets.append(name) }
             if !g.tollPieces.isEmpty, let way = g.tollWay(ofPiece: p), !tolls.contains(way) { tolls.append(way) }
         }
-        func point(_ k: Int) {
-            let c = g.pointCoordinate(k)
-            if geometry.last != c { geometry.append(c) }
-        }
-        func points(_ from: Int, through to: Int) {
-            if from <= to { for k in from...to { point(k) } } else { for k in stride(from: from, through: to, by: -1) { point(k) } }
-        }
+        func points(_ from: Int, through to: Int) { runs.append(PointRun(from: from, to: to)) }
         func piece(_ e: Int) -> (first: Int, last: Int, reversed: Bool) {
             let p = g.edgePiece[e], q = Int(p & ~RoadNetwork.reversedBit)
             return (Int(g.pieceStart[q]), Int(g.pieceStart[q + 1]) - 1, p & RoadNetwork.reversedBit != 0)
         }
-        geometry.append(s.coordinate)
         let ahead = !direct && readsAhead
         if ahead { g.prefetchForAssembly(startOf: edges) }
         if direct {
@@ -431,7 +424,7 @@ public final class Router {
                 }
             }
         }
-        if geometry.last != t.coordinate { geometry.append(t.coordinate) }
+        let geometry = g.geometry(from: s.coordinate, runs: runs, to: t.coordinate)
         return Route(distanceMetres: Double(dm) / 10, durationSeconds: Double(ms) / 1000,
                      fromSnapMetres: s.metres, toSnapMetres: t.metres, geometry: geometry, streets: streets, tollWays: tolls,
                      cost: cost, settled: settled)
