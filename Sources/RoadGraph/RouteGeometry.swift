@@ -15,7 +15,7 @@ extension RoadNetwork {
     /// any point equal to the one before it.
     ///
     /// Why a buffer written in place: a route's assembly spent most of its instructions
-    /// appending points (about 200 a Monaco route), and each `append` checks that the
+    /// appending points (about 290 a Monaco route), and each `append` checks that the
     /// array is uniquely held and has room. The runs give the count's upper bound, so the
     /// array is allocated once at that size and each point is a store; the one check left
     /// is against that bound. `RouteGeometryTests` compares it with plain appends.
