@@ -3,7 +3,7 @@ import Geodesy
 /// A run of a route's points: the network's points `from` through `to`, in that order,
 /// which may run backwards (`to < from`) where the route drives a piece against its
 /// drawing direction.
-package struct PointRun: Equatable {
+package struct PointRun {
     package var from: Int, to: Int
     package init(from: Int, to: Int) { self.from = from; self.to = to }
     /// How many points the run holds.
