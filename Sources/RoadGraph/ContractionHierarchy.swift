@@ -354,6 +354,7 @@ private struct Contractor {
             needed.removeAll(keepingCapacity: true)
             needed.append(contentsOf: repeatElement(true, count: ins.count * m))
         }
+        let heaviestFirst = outs.indices.sorted { outs[$0].weight > outs[$1].weight }
         let workers = helper != nil && ins.count * m * maxSettled >= Self.splitWork && ins.count > 1 ? 2 : 1
         if workers > 1 { splitContractions += 1 }
         out.arcs.withUnsafeBufferPointer { arcs in out.slots.withUnsafeBufferPointer { slots in
@@ -375,11 +376,9 @@ private struct Contractor {
                             let i = next.take()
                             guard i < ins.count else { break }
                             let a = ins[i], u = Int(a.node), row = i * m
-                            var longest: UInt32 = 0, open = false
-                            for j in 0..<m where needed[row + j] { open = true; longest = max(longest, outs[j].weight) }
-                            guard open else { continue }
-                            search.run(graph, from: u, skipping: v, targets: outs, wanted: { needed[row + $0] },
-                                       limit: plus(a.weight, longest), maxSettled: maxSettled)
+                            guard (0..<m).contains(where: { needed[row + $0] }) else { continue }
+                            search.run(graph, from: u, skipping: v, targets: outs, heaviestFirst: heaviestFirst,
+                                       wanted: { needed[row + $0] }, base: a.weight, maxSettled: maxSettled)
                             // An in-arc u → v longer than a path from u through another
                             // in-neighbour (strictly, so no two arcs excuse each other) needs
                             // no shortcut: that neighbour's shortcuts or witnesses serve u too.

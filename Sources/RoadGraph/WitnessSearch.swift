@@ -86,11 +86,19 @@ struct WitnessSearch {
     init(nodeCount n: Int) { labels = .init(repeating: Label(), count: n) }
 
     /// Dijkstra from `source` over `graph` (each node's outgoing arcs) without `skip`,
-    /// stopped past `limit`, after `maxSettled` nodes, or once every target is settled.
-    /// Afterwards `distance(x)` is an upper bound.
-    /// Only the targets whose index `wanted` accepts are waited for.
+    /// stopped after `maxSettled` nodes, once every target is settled, or past the limit:
+    /// `base` plus the heaviest arc to a target still waited for. Afterwards `distance(x)`
+    /// is an upper bound. Only the targets whose index `wanted` accepts are waited for;
+    /// `heaviestFirst` lists the targets' indices by weight, heaviest first.
+    ///
+    /// Why the limit falls as targets are settled: a target is decided by whether its
+    /// distance reaches `base` plus its own arc, so once the heaviest are settled the search
+    /// need not go past the lighter ones' bound. A target still waiting at the stop has no
+    /// path within its bound either way, and the labels below it (the ones the dominance
+    /// rule reads, all under `base`) are the same as a search run to the first limit would
+    /// leave: the hierarchy does not change.
     mutating func run(_ graph: ArcView, from source: Int, skipping skip: Int,
-                      targets: [HierarchyArc], wanted: (Int) -> Bool, limit: UInt32, maxSettled: Int) {
+                      targets: [HierarchyArc], heaviestFirst: [Int], wanted: (Int) -> Bool, base: UInt32, maxSettled: Int) {
         generation &+= 1
         if generation == 0 { labels = .init(repeating: Label(), count: labels.count); generation = 1 }
         heap.removeAll()
@@ -100,22 +108,34 @@ struct WitnessSearch {
             for (j, t) in targets.enumerated() where labels[Int(t.node)].target != g && wanted(j) {
                 labels[Int(t.node)].target = g; pending += 1
             }
+            // The heaviest target still waited for, as an index into `heaviestFirst`.
+            var heaviest = 0
+            func limit() -> UInt32 {
+                while heaviest < heaviestFirst.count, labels[Int(targets[heaviestFirst[heaviest]].node)].target != g { heaviest += 1 }
+                return heaviest < heaviestFirst.count ? plus(base, targets[heaviestFirst[heaviest]].weight) : base
+            }
+            var bound = limit()
             labels[source].dist = 0; labels[source].stamp = g
             heap.push(0, source)
             var settled = 0
             while let (d, u) = heap.pop() {
                 guard d == labels[u].dist else { continue }
-                if d > limit || settled >= maxSettled { break }
+                if d > bound || settled >= maxSettled { break }
                 settled += 1
                 if labels[u].target == g {
                     pending -= 1
                     if pending == 0 { break }
+                    labels[u].target = 0
+                    bound = limit()
                 }
                 let slot = graph.slots[u]
                 for k in slot.first..<(slot.first + Int(slot.count)) {
                     let a = graph.arcs[k], x = Int(a.node)
                     guard x != skip else { continue }
                     let nd = plus(d, a.weight)
+                    // A node past the limit would never be settled (the search stops first),
+                    // and no verdict reads a distance past it.
+                    guard nd <= bound else { continue }
                     if labels[x].stamp != g || nd < labels[x].dist {
                         labels[x].stamp = g; labels[x].dist = nd
                         heap.push(nd, x)

@@ -1,0 +1,81 @@
+import Geodesy
+import Testing
+@testable import RoadGraph
+
+/// The witness search of contraction against a textbook Dijkstra written here: every
+/// target it waits for gets the verdict the exact distance gives (a path within `base` plus
+/// the target's own arc, or none), and every node nearer than `base` its exact distance
+/// (what the dominance rule reads). The search's limit falls as the heaviest targets are
+/// settled, so a wrong limit, or a node left unqueued at the limit itself, fails here.
+@Suite struct WitnessSearchTests {
+    /// A seeded random graph of `n` nodes, each with a few arcs of small integer weights
+    /// (so that ties and distances exactly at a limit are common).
+    static func graph(_ n: Int, seed: UInt64) -> ArcLists {
+        var rng = SeededRandom(seed: seed)
+        var lists = ArcLists(degrees: [Int32](repeating: 0, count: n))
+        for u in 0..<n {
+            for _ in 0..<(2 + Int.random(in: 0..<4, using: &rng)) {
+                let x = Int.random(in: 0..<n, using: &rng)
+                guard x != u else { continue }
+                lists.append(HierarchyArc(node: UInt32(x), weight: UInt32(1 + Int.random(in: 0..<30, using: &rng)), edge: 0), to: u)
+            }
+        }
+        return lists
+    }
+
+    /// Distances from `source` without entering `skip`: the textbook O(n²) Dijkstra.
+    static func oracle(_ g: ArcLists, from source: Int, skipping skip: Int) -> [UInt32] {
+        let n = g.slots.count
+        var dist = [UInt32](repeating: .max, count: n), done = [Bool](repeating: false, count: n)
+        dist[source] = 0
+        while true {
+            var u = -1
+            for x in 0..<n where !done[x] && dist[x] != .max && (u < 0 || dist[x] < dist[u]) { u = x }
+            guard u >= 0 else { return dist }
+            done[u] = true
+            for k in g.range(u) where Int(g.arcs[k].node) != skip {
+                let x = Int(g.arcs[k].node)
+                dist[x] = min(dist[x], dist[u] + g.arcs[k].weight)
+            }
+        }
+    }
+
+    @Test func verdictsMatchTheExactDistances() {
+        let n = 400
+        let g = Self.graph(n, seed: 21)
+        var rng = SeededRandom(seed: 5)
+        var search = WitnessSearch(nodeCount: n)
+        var checkedTargets = 0, atTheirBound = 0
+        for _ in 0..<150 {
+            let source = Int.random(in: 0..<n, using: &rng), skip = Int.random(in: 0..<n, using: &rng)
+            guard skip != source else { continue }
+            let targets = (0..<(1 + Int.random(in: 0..<12, using: &rng))).map { _ in
+                HierarchyArc(node: UInt32(Int.random(in: 0..<n, using: &rng)), weight: UInt32(Int.random(in: 0..<60, using: &rng)), edge: 0)
+            }
+            // One target per node, as a node's out-arcs are; and some not waited for.
+            var seen = Set<UInt32>()
+            let unique = targets.filter { seen.insert($0.node).inserted && Int($0.node) != skip }
+            let wanted = unique.map { _ in Int.random(in: 0..<4, using: &rng) != 0 }
+            let heaviestFirst = unique.indices.sorted { unique[$0].weight > unique[$1].weight }
+            let base = UInt32(Int.random(in: 0..<40, using: &rng))
+            g.arcs.withUnsafeBufferPointer { arcs in
+                g.slots.withUnsafeBufferPointer { slots in
+                    search.run(ArcView(arcs: arcs, slots: slots), from: source, skipping: skip, targets: unique,
+                               heaviestFirst: heaviestFirst, wanted: { wanted[$0] }, base: base, maxSettled: .max)
+                }
+            }
+            let exact = Self.oracle(g, from: source, skipping: skip)
+            for (j, t) in unique.enumerated() where wanted[j] {
+                let bound = base + t.weight, x = Int(t.node)
+                #expect((search.distance(x) <= bound) == (exact[x] <= bound), "target \(x): bound \(bound), exact \(exact[x])")
+                checkedTargets += 1
+                if exact[x] == bound { atTheirBound += 1 }
+            }
+            for x in 0..<n where x != skip && exact[x] < base {
+                #expect(search.distance(x) == exact[x], "node \(x) below the base")
+            }
+        }
+        // The cases that matter were met: enough targets, some exactly at their bound.
+        #expect(checkedTargets > 300 && atTheirBound > 3)
+    }
+}
