@@ -343,8 +343,9 @@ private struct Contractor {
         // Right after v's simulation (nothing changed since), a pair it found a witness for,
         // or an in-arc it found dominated, needs no shortcut now either: each verdict rests on
         // a path that exists. So the contraction searches only for the pairs left open, and
-        // only as far as their longest. (The 100k grid's distance metric: 13.6–13.9 s against
-        // 15.0–15.1 s, the same hierarchy byte for byte.)
+        // only as far as the longest of them still unsettled (`WitnessSearch.run`). (The 100k
+        // grid's distance metric: 13.6–13.9 s against 15.0–15.1 s, the same hierarchy byte
+        // for byte.)
         let reuse = apply && simulated == v
         simulated = apply ? -1 : v
         let outs = out.list(v), ins = into.list(v), m = outs.count
