@@ -88,7 +88,7 @@ extension RTreeCore {
         Self.split(items, lo, hi, into: groups, keys: keys, cell: cell, appending: &runs)
         for (i, run) in runs.enumerated() {
             let child = pack(items, run.lo, run.hi, level: level - 1, keys: run.keys, cell: run.cell)
-            innerSlots[Int(node) * Self.fanout + i].child = child
+            innerSlots.setChild(child, at: Int(node) * Self.fanout + i)
             slotCells[Int(node) * Self.fanout + i] = run.cell
             link(child, parentLevel: level, to: node, slot: i)
         }
@@ -128,11 +128,11 @@ extension RTreeCore {
             var exact = Box3.empty
             let base = leaf * Self.leafCapacity
             for s in base..<(base + Int(header.count)) { exact.include(leafSlots[s].x, leafSlots[s].y, leafSlots[s].z) }
-            innerSlots[Int(header.parent) * Self.fanout + Int(header.parentSlot)].box = exact
+            innerSlots.setBox(FloatBox(outward: exact), at: Int(header.parent) * Self.fanout + Int(header.parentSlot))
         }
         for node in inners.indices.reversed() where inners[node].parent >= 0 {
             let header = inners[node]
-            innerSlots[Int(header.parent) * Self.fanout + Int(header.parentSlot)].stored = innerFloatBox(node)
+            innerSlots.setBox(innerFloatBox(node), at: Int(header.parent) * Self.fanout + Int(header.parentSlot))
         }
     }
 

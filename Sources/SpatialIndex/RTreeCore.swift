@@ -14,22 +14,25 @@ struct LeafSlot: Sendable {
 ///
 /// The box is stored in `Float`, rounded outward, so it always holds the exact box: pruning
 /// stays a true lower bound while an inner node takes 224 bytes instead of 448, which is what
-/// a query mostly pays for (memory traffic).
+/// a query mostly pays for (memory traffic). The tree keeps its slots in vectors, a node's
+/// eight at a time (`InnerSlotArray`); this is one slot as the updates read and write it.
 struct InnerSlot: Sendable {
     var stored: FloatBox
     var child: Int32
 
     init(box: Box3, child: Int32) { stored = FloatBox(outward: box); self.child = child }
 
-    var box: Box3 {
-        get { stored.exact }
-        set { stored = FloatBox(outward: newValue) }
-    }
+    init(stored: FloatBox, child: Int32) { self.stored = stored; self.child = child }
 }
 
 /// A `Box3` in single precision, each bound rounded away from the box's inside.
 struct FloatBox: Equatable, Sendable {
     var minX, minY, minZ, maxX, maxY, maxZ: Float
+
+    init(minX: Float, minY: Float, minZ: Float, maxX: Float, maxY: Float, maxZ: Float) {
+        self.minX = minX; self.minY = minY; self.minZ = minZ
+        self.maxX = maxX; self.maxY = maxY; self.maxZ = maxZ
+    }
 
     init(outward b: Box3) {
         func down(_ v: Double) -> Float { let f = Float(v); return Double(f) > v ? f.nextDown : f }
@@ -109,7 +112,8 @@ struct Header: Sendable {
     /// Children per inner node. Why 8 and not 16: a query computes the box distance of
     /// every child of every node it opens, and with 8 it opens more levels but computes
     /// fewer distances (k = 1 at 100k cabs measured 7–10 % faster, the 1 km radius 2–3 %
-    /// slower, k = 10 the same).
+    /// slower, k = 10 the same). It is also the width of the vectors a node's boxes are
+    /// kept in (`InnerSlotArray`).
     static var fanout: Int { 8 }
     /// Points a leaf can hold. More than the bulk load puts in one (`packedLeaf`), so that a
     /// leaf takes in the cabs that drive into its cell for a while before it splits.
@@ -122,7 +126,8 @@ struct Header: Sendable {
     var inners: [Header] = []
     /// The cell of the child in each inner slot (searches never read it).
     var slotCells: [Cell] = []
-    var innerSlots: [InnerSlot] = []
+    /// Each inner slot's box and child, eight lanes a node (see `InnerSlotArray`).
+    var innerSlots = InnerSlotArray()
     var root: Int32 = 0
     /// The motion every stored point and every query goes through (see `SphereFrame`):
     /// centred on the points of a bulk load, or on the first point a new tree is given.
@@ -180,7 +185,6 @@ struct Header: Sendable {
     // MARK: Nodes
 
     static var emptyLeafSlot: LeafSlot { LeafSlot(x: 0, y: 0, z: 0, entry: -1, tag: 0, stamp: 0) }
-    static var emptyInnerSlot: InnerSlot { InnerSlot(box: .empty, child: -1) }
 
 
     mutating func newLeaf(parent: Int32, parentSlot: Int32) -> Int32 {
@@ -193,7 +197,7 @@ struct Header: Sendable {
     mutating func newInner(level: Int32, parent: Int32, parentSlot: Int32) -> Int32 {
         let header = Header(count: 0, parent: parent, parentSlot: parentSlot, level: level)
         inners.append(header)
-        innerSlots += repeatElement(Self.emptyInnerSlot, count: Self.fanout)
+        innerSlots.appendNode()
         slotCells += repeatElement(Cell.empty, count: Self.fanout)
         return Int32(inners.count - 1)
     }
@@ -209,21 +213,19 @@ struct Header: Sendable {
 
     /// The box of an inner node's children, as stored.
     @inline(__always)
-    func innerFloatBox(_ n: Int) -> FloatBox {
-        var b = FloatBox.empty
-        let base = n * Self.fanout
-        for s in base..<(base + Int(inners[n].count)) { b.include(innerSlots[s].stored) }
-        return b
-    }
+    func innerFloatBox(_ n: Int) -> FloatBox { innerSlots.box(ofNode: n) }
 
     /// Makes the boxes from a leaf up hold a point added to it (the point was not in the
     /// leaf before: boxes only grow, and the walk stops at the first box that holds it).
     mutating func grow(leaf: Int32, toHold p: SpherePoint) {
         var s = parentSlotIndex(of: leaf, isLeaf: true), node = leaves[Int(leaf)].parent
-        while !innerSlots[s].stored.contains(p.x, p.y, p.z) {
-            innerSlots[s].stored.include(p.x, p.y, p.z)
+        var box = innerSlots.box(at: s)
+        while !box.contains(p.x, p.y, p.z) {
+            box.include(p.x, p.y, p.z)
+            innerSlots.setBox(box, at: s)
             guard inners[Int(node)].parent >= 0 else { return }
             s = parentSlotIndex(of: node, isLeaf: false); node = inners[Int(node)].parent
+            box = innerSlots.box(at: s)
         }
     }
 
@@ -232,14 +234,14 @@ struct Header: Sendable {
     /// touched the parent's: most removals cost one check.
     mutating func shrink(leaf: Int32, losing p: SpherePoint) {
         var s = parentSlotIndex(of: leaf, isLeaf: true), node = leaves[Int(leaf)].parent
-        var old = innerSlots[s].stored
+        var old = innerSlots.box(at: s)
         guard leaves[Int(leaf)].count == 0 || old.mayBeBoundedBy(p.x, p.y, p.z) else { return }
         var new = FloatBox(outward: leafBox(Int(leaf)))
         while new != old {
-            innerSlots[s].stored = new
+            innerSlots.setBox(new, at: s)
             guard inners[Int(node)].parent >= 0 else { return }
             s = parentSlotIndex(of: node, isLeaf: false)
-            let above = innerSlots[s].stored
+            let above = innerSlots.box(at: s)
             guard above.touches(old) else { return }
             old = above
             new = innerFloatBox(Int(node))
@@ -272,8 +274,8 @@ struct Header: Sendable {
         while inners[Int(node)].parent >= 0 {
             let s = parentSlotIndex(of: node, isLeaf: false)
             let b = innerFloatBox(Int(node))
-            if innerSlots[s].stored == b { return }
-            innerSlots[s].stored = b
+            if innerSlots.box(at: s) == b { return }
+            innerSlots.setBox(b, at: s)
             node = inners[Int(node)].parent
         }
     }
@@ -289,12 +291,15 @@ extension RTreeCore {
         while let node = stack.popLast() {
             let n = Int(node), base = n * Self.fanout, level = inners[n].level
             let nodeCell = node == root ? Cell.everything : slotCells[parentSlotIndex(of: node, isLeaf: false)]
+            for s in (base + Int(inners[n].count))..<(base + Self.fanout) where innerSlots.box(at: s) != .empty {
+                return "inner \(node) has a box in a slot past its count"
+            }
             for s in base..<(base + Int(inners[n].count)) {
                 guard nodeCell.holds(slotCells[s]) else { return "a child's cell leaves inner \(node)'s cell" }
                 for t in base..<s where slotCells[s].overlapsInside(slotCells[t]) {
                     return "two children's cells of inner \(node) overlap"
                 }
-                let b = innerSlots[s].box, c = innerSlots[s].child
+                let b = innerSlots.box(at: s).exact, c = innerSlots.child(at: s)
                 if level == 1 {
                     let h = leaves[Int(c)]
                     guard h.parent == node, Int(h.parentSlot) == s - base else { return "leaf \(c) has the wrong parent" }

@@ -7,12 +7,14 @@ import Geodesy
 public final class SearchWorkspace {
     /// Nodes waiting to be visited (a stack), and the best entries so far (a max-heap).
     var pending = RawArray<QueueItem>()
+    /// The open nodes of a nearest-neighbour search (a stack).
+    var frames = RawArray<NodeFrame>()
     var best = Heap<FarthestFirst>()
     /// The answers of a radius search, copied out in one go at the end.
     var found = RawArray<Neighbour>()
     /// Empty scratch space; it grows to what the searches need and keeps it.
     public init() {}
-    deinit { pending.release(); found.release() }
+    deinit { pending.release(); frames.release(); found.release() }
 }
 
 /// The k best so far with the worst on top, so that a better one replaces it in one sift.
@@ -31,6 +33,14 @@ enum NearerFirst: HeapOrder {
         if (a.level < 0) != (b.level < 0) { return a.level >= 0 }
         return a.id < b.id
     }
+}
+
+/// An inner node open in a nearest-neighbour search: the lower bounds of its children not
+/// yet visited (+∞ for the others), and its level (1: the children are leaves).
+struct NodeFrame {
+    var remaining: SIMD8<Float>
+    var node: Int32
+    var level: Int32
 }
 
 /// A search item: a squared chord, and a node (level ≥ 0; 0 = leaf) or an entry (level −1).
@@ -99,15 +109,6 @@ struct RawArray<Element: BitwiseCopyable> {
     var elements: UnsafeBufferPointer<Element> { UnsafeBufferPointer(start: items, count: count) }
 }
 
-extension RawArray {
-    /// Swaps item `i` with the top one, so it is popped next.
-    @inline(__always)
-    func swapToTop(_ i: Int) {
-        let last = count - 1
-        if i != last { let t = items[i]; items[i] = items[last]; items[last] = t }
-    }
-}
-
 /// The radius rule: an entry is within `r` metres when its reported distance (the exact
 /// great-circle distance on the mean sphere, `ChordDistance.metres`) is ≤ r — points exactly
 /// on the boundary are included. Pruning uses a bound a hair wider, and candidates near the
@@ -138,58 +139,58 @@ extension RTreeCore {
                                    filter: EntryFilter = .all, into result: inout [Neighbour], using w: SearchWorkspace) {
         result.removeAll(keepingCapacity: true)
         guard k > 0, count > 0 else { return }
-        let q = frame.point(point)
+        let q = frame.point(point), fq = FloatQuery(q)
         let bound = RadiusBound(radius)
-        let fanout = Self.fanout
         // The buffers are taken out of the workspace for the search: a stored property of a
         // class would cost an exclusivity check and a retain on every push.
         // The heap is swapped out and back (not copied), so its buffer stays unique and is reused.
-        var pending = w.pending, best = Heap<FarthestFirst>()
+        var best = Heap<FarthestFirst>()
         swap(&best, &w.best)
-        defer { w.pending = pending; swap(&best, &w.best) }
-        pending.removeAll()
+        defer { swap(&best, &w.best) }
         best.removeAll()
         // Depth-first branch and bound (as a k-d tree search does it), not a global best-first
-        // queue: a node's children are pushed on a stack nearest-last, so the nearest is
-        // visited first and its leaf sets a tight bound at once; everything farther than the
-        // k-th best is then dropped by one comparison when popped. Measured against the
-        // best-first heap this halves the cost of k = 1 (the heap paid for ~60 pushes per
+        // queue: the nearest child is visited first, so its leaf sets a tight bound at once,
+        // and everything farther than the k-th best is then dropped. Measured against the
+        // best-first heap this halved the cost of k = 1 (the heap paid for ~60 pushes per
         // query, nearly all of them never popped).
-        pending.push(QueueItem(d2: 0, id: root, level: inners[Int(root)].level))
-        while pending.count > 0 {
-            let top = pending.pop()
+        //
+        // The stack holds a frame per open node, not an item per child: the lower bounds of
+        // the children not yet visited, +∞ for those visited or out of reach. Why: with one
+        // item per child, the first descent (no bound yet) pushed all eight children of every
+        // node on the way down, and popped each again only to drop it; a frame drops them
+        // with one vector comparison, and gives the next child in order of its bound.
+        var frames = w.frames
+        defer { w.frames = frames }
+        frames.removeAll()
+        frames.push(openFrame(Int(root), fq))
+        while frames.count > 0 {
+            let f = frames.count - 1
             let limit = best.count == k ? min(best.top?.d2 ?? .infinity, bound.prune2) : bound.prune2
-            // `>` and not `>=`: at an equal distance a lower entry id may still be waiting.
-            if top.d2 > limit { continue }
-            if top.level == 0 {
-                // The next leaf on the stack, if near enough now, is likely visited next:
-                // its slots can be on their way from memory during this scan.
-                if pending.count > 0 {
-                    let next = pending.items[pending.count - 1]
-                    if next.level == 0 && next.d2 <= limit { prefetch(leaf: Int(next.id)) }
-                }
-                scan(leaf: Int(top.id), q: q, k: k, filter: filter, bound: bound, best: &best)
-                continue
+            // The children are taken nearest first, so the node is done once the nearest left
+            // is beyond the limit (`>` and not `≥`: at an equal distance a lower entry id may
+            // still be waiting).
+            var open = frames.items[f].remaining
+            let nearest = FloatQuery.least(open)
+            guard nearest < .infinity, Double(nearest) <= limit else { _ = frames.pop(); continue }
+            let lane = FloatQuery.lane(of: nearest, in: open)
+            open[lane] = .infinity
+            frames.items[f].remaining = open
+            let node = Int(frames.items[f].node), child = Int(innerSlots.nodes[node].child[lane])
+            if frames.items[f].level == 1 {
+                // The next nearest leaf, if near enough, is likely visited next: its slots can
+                // be on their way from memory during this scan.
+                let next = FloatQuery.least(open)
+                if next < .infinity, Double(next) <= limit { prefetch(leaf: Int(innerSlots.nodes[node].child[FloatQuery.lane(of: next, in: open)])) }
+                scan(leaf: child, q: q, k: k, filter: filter, bound: bound, best: &best)
+            } else {
+                frames.push(openFrame(child, fq))
             }
-            let base = Int(top.id) * fanout, level = top.level - 1
-            // The nearest child is noted while pushing and swapped to the top, so it is
-            // popped next; the others keep their order (a full sort of a node's children
-            // measured slower: after the first leaf nearly all of them are pruned when popped).
-            var nearestAt = -1, nearestD2 = Double.infinity
-            for s in base..<(base + Int(inners[Int(top.id)].count)) {
-                let d2 = innerSlots[s].box.distance2(q.x, q.y, q.z)
-                if d2 <= limit {
-                    if d2 < nearestD2 { nearestD2 = d2; nearestAt = pending.count }
-                    pending.push(QueueItem(d2: d2, id: innerSlots[s].child, level: level))
-                }
-            }
-            if nearestAt >= 0 { pending.swapToTop(nearestAt) }
         }
         // The max-heap holds the answer; sort it nearest first.
         for item in best.unordered {
             result.append(Neighbour(entry: EntryID(rawValue: item.id), chord2: item.d2))
         }
-        result.sort { $0.chord2 < $1.chord2 || ($0.chord2 == $1.chord2 && $0.entry < $1.entry) }
+        if result.count > 1 { result.sort { $0.chord2 < $1.chord2 || ($0.chord2 == $1.chord2 && $0.entry < $1.entry) } }
     }
 
     /// Offers every accepted point of a leaf to the k best. A method with its state passed
@@ -218,15 +219,21 @@ extension RTreeCore {
         }
     }
 
+    /// A frame for inner node `n`: its children's lower bounds, +∞ past its count (the
+    /// slots past a node's count hold empty boxes).
+    @inline(__always)
+    func openFrame(_ n: Int, _ fq: FloatQuery) -> NodeFrame {
+        NodeFrame(remaining: fq.lowerBounds(of: innerSlots.nodes[n]), node: Int32(n), level: inners[n].level)
+    }
+
     /// Every entry within `radius` metres of `point` that passes `filter` (the boundary is
     /// included: see the radius rule). Unsorted unless `sorted`; sorting costs O(n log n).
     func within(_ radius: Double, of point: Coordinate, filter: EntryFilter = .all, sorted: Bool = false,
                 into result: inout [Neighbour], using w: SearchWorkspace) {
         result.removeAll(keepingCapacity: true)
         guard count > 0, radius >= 0 else { return }
-        let q = frame.point(point)
-        let bound = RadiusBound(radius)
-        let fanout = Self.fanout
+        let q = frame.point(point), fq = FloatQuery(q)
+        let bound = RadiusBound(radius), reach = FloatQuery.ceiling(bound.prune2)
         var pending = w.pending, found = w.found
         defer { w.pending = pending; w.found = found }
         pending.removeAll()
@@ -251,10 +258,14 @@ extension RTreeCore {
                     return n
                 }
             } else {
-                let base = Int(top.id) * fanout
-                for s in base..<(base + Int(inners[Int(top.id)].count)) {
-                    let d2 = innerSlots[s].box.distance2(q.x, q.y, q.z)
-                    if d2 <= bound.prune2 { pending.push(QueueItem(d2: d2, id: innerSlots[s].child, level: top.level - 1)) }
+                let node = innerSlots.nodes[Int(top.id)]
+                let bounds = fq.lowerBounds(of: node)
+                // The children in reach, found for all eight at once (empty slots never are).
+                var inReach = FloatQuery.lanes(of: bounds, atMost: reach)
+                while inReach != 0 {
+                    let i = inReach.trailingZeroBitCount
+                    inReach &= inReach - 1
+                    pending.push(QueueItem(d2: Double(bounds[i]), id: node.child[i], level: top.level - 1))
                 }
             }
         }
@@ -297,8 +308,8 @@ extension RTreeCore {
                 }
             } else {
                 let base = Int(top.id) * fanout
-                for s in base..<(base + Int(inners[Int(top.id)].count)) where b3.intersects(innerSlots[s].box) {
-                    pending.push(QueueItem(d2: 0, id: innerSlots[s].child, level: top.level - 1))
+                for s in base..<(base + Int(inners[Int(top.id)].count)) where b3.intersects(innerSlots.box(at: s).exact) {
+                    pending.push(QueueItem(d2: 0, id: innerSlots.child(at: s), level: top.level - 1))
                 }
             }
         }
@@ -316,18 +327,20 @@ extension RTreeCore {
 public struct NeighbourSequence: Sequence, IteratorProtocol {
     let tree: RTreeCore
     let point: SpherePoint
+    /// The point as node lower bounds take it.
+    let fq: FloatQuery
     let bound: RadiusBound
     let filter: EntryFilter
     var queue = Heap<NearerFirst>()
 
     init(tree: RTreeCore, point: SpherePoint, bound: RadiusBound, filter: EntryFilter) {
         self.tree = tree; self.point = point; self.bound = bound; self.filter = filter
+        fq = FloatQuery(point)
         if tree.count > 0 { queue.push(QueueItem(d2: 0, id: tree.root, level: tree.inners[Int(tree.root)].level)) }
     }
 
     /// The next nearest entry that passes the filter, or nil when none is left.
     public mutating func next() -> Neighbour? {
-        let fanout = RTreeCore.fanout
         while let top = queue.pop() {
             if top.level < 0 { return Neighbour(entry: EntryID(rawValue: top.id), chord2: top.d2) }
             if top.level == 0 {
@@ -339,10 +352,10 @@ public struct NeighbourSequence: Sequence, IteratorProtocol {
                     if bound.admits(d2) { queue.push(QueueItem(d2: d2, id: slot.entry, level: -1)) }
                 }
             } else {
-                let base = Int(top.id) * fanout
-                for s in base..<(base + Int(tree.inners[Int(top.id)].count)) {
-                    let d2 = tree.innerSlots[s].box.distance2(point.x, point.y, point.z)
-                    if d2 <= bound.prune2 { queue.push(QueueItem(d2: d2, id: tree.innerSlots[s].child, level: top.level - 1)) }
+                let node = tree.innerSlots.nodes[Int(top.id)]
+                let bounds = fq.lowerBounds(of: node)
+                for i in 0..<Int(tree.inners[Int(top.id)].count) where Double(bounds[i]) <= bound.prune2 {
+                    queue.push(QueueItem(d2: Double(bounds[i]), id: node.child[i], level: top.level - 1))
                 }
             }
         }

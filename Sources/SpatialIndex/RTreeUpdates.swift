@@ -41,7 +41,7 @@ extension RTreeCore {
                 add(slot, to: leaf)
                 return
             }
-            let child = innerSlots[slotHolding(p, in: n)].child
+            let child = innerSlots.child(at: slotHolding(p, in: n))
             if inners[n].level == 1 { add(slot, to: child); return }
             node = child
         }
@@ -107,7 +107,7 @@ extension RTreeCore {
         let ps = parentSlotIndex(of: leaf, isLeaf: true)
         var upper = slotCells[ps]
         slotCells[ps][high: axis] = cut; upper[low: axis] = cut
-        innerSlots[ps].box = leafBox(l)
+        innerSlots.setBox(FloatBox(outward: leafBox(l)), at: ps)
         addChild(sibling, box: leafBox(Int(sibling)), cell: upper, to: leaves[l].parent)
     }
 
@@ -157,8 +157,10 @@ extension RTreeCore {
                 }
             }
             inners[n].count = Int32(kept); inners[Int(sibling)].count = Int32(moved)
+            // The slots left behind hold empty boxes, which searches never enter.
+            for k in kept..<Self.fanout { innerSlots[base + k] = InnerSlot(box: .empty, child: -1) }
         }
-        innerSlots[ps].box = innerBox(n)
+        innerSlots.setBox(innerFloatBox(n), at: ps)
         addChild(sibling, box: innerBox(Int(sibling)), cell: upper, to: inners[n].parent)
     }
 
@@ -255,7 +257,7 @@ extension RTreeCore {
         let p = frame.move(v)
         let at = places[e], leaf = at.leaf, l = Int(leaf)
         let s = l * Self.leafCapacity + Int(at.slot), ps = parentSlotIndex(of: leaf, isLeaf: true)
-        if innerSlots[ps].stored.contains(p.x, p.y, p.z) {
+        if innerSlots.box(at: ps).contains(p.x, p.y, p.z) {
             leafSlots[s].x = p.x; leafSlots[s].y = p.y; leafSlots[s].z = p.z; leafSlots[s].stamp = stamp
             return .inPlace
         }

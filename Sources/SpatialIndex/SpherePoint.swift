@@ -158,19 +158,6 @@ struct Box3: Equatable, Sendable {
         minX <= b.maxX && b.minX <= maxX && minY <= b.maxY && b.minY <= maxY && minZ <= b.maxZ && b.minZ <= maxZ
     }
 
-    /// The squared distance from a point to the box (0 inside). Written with plain
-    /// comparisons, which compile to `maxsd`: the generic `max(_:_:_:)` branches for NaN.
-    @inline(__always)
-    func distance2(_ x: Double, _ y: Double, _ z: Double) -> Double {
-        @inline(__always) func gap(_ lo: Double, _ v: Double, _ hi: Double) -> Double {
-            let below = lo - v, above = v - hi
-            let m = below > above ? below : above
-            return m > 0 ? m : 0
-        }
-        let dx = gap(minX, x, maxX), dy = gap(minY, y, maxY), dz = gap(minZ, z, maxZ)
-        return dx * dx + dy * dy + dz * dz
-    }
-
     /// A box that holds every unit vector of a latitude/longitude box (conservative).
     init(_ b: BoundingBox) {
         let φ0 = b.south * .pi / 180, φ1 = b.north * .pi / 180

@@ -1,0 +1,134 @@
+import Testing
+import Geodesy
+@testable import SpatialIndex
+
+/// The vector layout of the inner nodes: the `Float` lower bounds a search prunes with, the
+/// lane helpers, and the slot-by-slot view the updates use.
+@Suite struct InnerSlotTests {
+    /// A box for the query `q`'s scale: around a point near `q`, sometimes a single point,
+    /// sometimes holding `q` or touching it, sometimes a hair away.
+    static func box(near q: SpherePoint, scale: Double, using rng: inout SeededRandom) -> Box3 {
+        func offset() -> Double {
+            switch Int.random(in: 0..<6, using: &rng) {
+            case 0: return 0
+            case 1: return Double.random(in: -1e-12...1e-12, using: &rng)
+            case 2: return Double.random(in: -1e-30...1e-30, using: &rng)
+            default: return Double.random(in: -scale...scale, using: &rng)
+            }
+        }
+        let c = (q.x + offset(), q.y + offset(), q.z + offset())
+        let point = Int.random(in: 0..<5, using: &rng) == 0
+        func half() -> Double { point ? 0 : abs(offset()) }
+        let (hx, hy, hz) = (half(), half(), half())
+        return Box3(minX: c.0 - hx, minY: c.1 - hy, minZ: c.2 - hz, maxX: c.0 + hx, maxY: c.1 + hy, maxZ: c.2 + hz)
+    }
+
+    /// Query points as the tree sees them: near its frame's centre (small coordinates, the
+    /// centred frame) or anywhere on the unit sphere (the Earth-centred frame).
+    static func query(using rng: inout SeededRandom) -> (SpherePoint, scale: Double) {
+        if Bool.random(using: &rng) {
+            let r = Double.random(in: 1e-6...2e-3, using: &rng)
+            return (SpherePoint(x: Double.random(in: -r...r, using: &rng), y: Double.random(in: -r...r, using: &rng),
+                                z: -Double.random(in: 0...r * r, using: &rng)), r)
+        }
+        let c = Coordinate(unchecked: Double.random(in: -90...90, using: &rng), Double.random(in: -180...180, using: &rng))
+        return (SpherePoint(c), Double.random(in: 1e-7...1e-2, using: &rng))
+    }
+
+    @Test func lowerBoundsNeverExceedTheExactDistanceAndStayClose() {
+        var rng = SeededRandom(seed: 33)
+        var slots = InnerSlotArray()
+        slots.appendNode()
+        var checked = 0, positive = 0
+        for _ in 0..<20_000 {
+            let (q, scale) = Self.query(using: &rng)
+            var boxes: [FloatBox] = []
+            for lane in 0..<8 {
+                let b = FloatBox(outward: Self.box(near: q, scale: scale, using: &rng))
+                boxes.append(b)
+                slots[lane] = InnerSlot(stored: b, child: Int32(lane))
+            }
+            let bounds = FloatQuery(q).lowerBounds(of: slots.nodes[0])
+            for lane in 0..<8 {
+                // The distance a search compares the bound with: to the stored box, in `Double`.
+                let b = boxes[lane].exact
+                func gap(_ lo: Double, _ v: Double, _ hi: Double) -> Double { max(0, lo - v, v - hi) }
+                let (ex, ey, ez) = (gap(b.minX, q.x, b.maxX), gap(b.minY, q.y, b.maxY), gap(b.minZ, q.z, b.maxZ))
+                let exact = ex * ex + ey * ey + ez * ez
+                let bound = Double(bounds[lane])
+                #expect(bound <= exact, "lane \(lane): bound \(bound) above the distance \(exact)")
+                // Close enough to prune (a bound of 0 would be right and useless): each gap
+                // short by at most the query's rounding to `Float`, a few units in the last
+                // place of the larger coordinate.
+                func shortGap(_ lo: Double, _ v: Double, _ hi: Double) -> Double {
+                    let slack = 4 * Double(Float.ulpOfOne) * max(abs(v), abs(lo), abs(hi))
+                    return max(0, max(lo - v, v - hi) - slack)
+                }
+                let gx = shortGap(b.minX, q.x, b.maxX), gy = shortGap(b.minY, q.y, b.maxY), gz = shortGap(b.minZ, q.z, b.maxZ)
+                let loose = gx * gx + gy * gy + gz * gz
+                #expect(bound >= loose * (1 - 0x1p-18) - 0x1p-125, "lane \(lane): bound \(bound) far below \(exact)")
+                if loose > 1e-30 { positive += 1 }
+                checked += 1
+            }
+        }
+        #expect(checked == 160_000)
+        #expect(positive > 50_000, "too few boxes clearly away from their query: \(positive)")
+    }
+
+    @Test func emptySlotsAreOutOfReach() {
+        var slots = InnerSlotArray()
+        slots.appendNode()
+        slots[3] = InnerSlot(box: Box3(minX: 0, minY: 0, minZ: 0, maxX: 1e-3, maxY: 1e-3, maxZ: 0), child: 9)
+        let bounds = FloatQuery(SpherePoint(x: 0, y: 0, z: 0)).lowerBounds(of: slots.nodes[0])
+        // The box holding the query is at distance 0, less the bound's offset of 2⁻¹²⁶.
+        for lane in 0..<8 { #expect(lane == 3 ? bounds[lane] <= 0 && bounds[lane] >= -0x1p-126 : bounds[lane] == .infinity) }
+        #expect(slots.box(ofNode: 0) == FloatBox(outward: Box3(minX: 0, minY: 0, minZ: 0, maxX: 1e-3, maxY: 1e-3, maxZ: 0)))
+        #expect(InnerSlotArray().nodes.isEmpty)
+    }
+
+    @Test func slotsReadBackAsWrittenAndANodesBoxHoldsThemAll() {
+        var rng = SeededRandom(seed: 5)
+        var slots = InnerSlotArray()
+        for _ in 0..<4 { slots.appendNode() }
+        var written: [InnerSlot] = []
+        for s in 0..<32 {
+            let lo = (Double.random(in: -1...1, using: &rng), Double.random(in: -1...1, using: &rng), Double.random(in: -1...1, using: &rng))
+            let slot = InnerSlot(box: Box3(minX: lo.0, minY: lo.1, minZ: lo.2, maxX: lo.0 + 0.1, maxY: lo.1 + 0.2, maxZ: lo.2 + 0.3),
+                                 child: Int32.random(in: -1...Int32.max, using: &rng))
+            slots[s] = slot
+            written.append(slot)
+        }
+        for s in 0..<32 {
+            #expect(slots[s].stored == written[s].stored)
+            #expect(slots.child(at: s) == written[s].child)
+            #expect(slots.nodes[s / 8].child[s % 8] == written[s].child)
+        }
+        for n in 0..<4 {
+            var union = FloatBox.empty
+            for s in (n * 8)..<(n * 8 + 8) { union.include(written[s].stored) }
+            #expect(slots.box(ofNode: n) == union)
+        }
+        slots.setChild(7, at: 13)
+        #expect(slots[13].child == 7 && slots[13].stored == written[13].stored)
+    }
+
+    @Test func laneHelpersAgreeWithAScalarScan() {
+        var rng = SeededRandom(seed: 8)
+        for _ in 0..<5_000 {
+            // Few distinct values, so that ties and infinities are common.
+            let values = (0..<8).map { _ in [Float.infinity, 0, 1, 2, 3, 0x1p-126][Int.random(in: 0..<6, using: &rng)] }
+            let v = SIMD8<Float>(values)
+            let least = values.min()!
+            #expect(FloatQuery.least(v) == least)
+            if least < .infinity { #expect(FloatQuery.lane(of: least, in: v) == values.firstIndex(of: least)!) }
+            let limit = [Float(0), 1, 2.5, .infinity][Int.random(in: 0..<4, using: &rng)]
+            var expected: UInt32 = 0
+            for (i, x) in values.enumerated() where x <= limit { expected |= 1 << UInt32(i) }
+            #expect(FloatQuery.lanes(of: v, atMost: limit) == expected)
+        }
+        for limit in [0.0, 1e-300, 1.0 / 3, 4, .infinity] {
+            let c = FloatQuery.ceiling(limit)
+            #expect(Double(c) >= limit && (c == 0 || Double(c.nextDown) < limit))
+        }
+    }
+}
