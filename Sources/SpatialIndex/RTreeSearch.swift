@@ -163,9 +163,11 @@ extension RTreeCore {
         defer { w.frames = frames }
         frames.removeAll()
         frames.push(openFrame(Int(root), fq))
+        // The farthest an entry may be to matter: the radius, then the k-th best once there
+        // are k. It changes only when a leaf is scanned.
+        var limit = bound.prune2
         while frames.count > 0 {
             let f = frames.count - 1
-            let limit = best.count == k ? min(best.top?.d2 ?? .infinity, bound.prune2) : bound.prune2
             // The children are taken nearest first, so the node is done once the nearest left
             // is beyond the limit (`>` and not `≥`: at an equal distance a lower entry id may
             // still be waiting).
@@ -182,6 +184,7 @@ extension RTreeCore {
                 let next = FloatQuery.least(open)
                 if next < .infinity, Double(next) <= limit { prefetch(leaf: Int(innerSlots.nodes[node].child[FloatQuery.lane(of: next, in: open)])) }
                 scan(leaf: child, q: q, k: k, filter: filter, bound: bound, best: &best)
+                if best.count == k, let worst = best.top { limit = min(worst.d2, bound.prune2) }
             } else {
                 frames.push(openFrame(child, fq))
             }
