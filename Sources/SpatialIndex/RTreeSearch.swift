@@ -155,10 +155,11 @@ extension RTreeCore {
         // query, nearly all of them never popped).
         //
         // The stack holds a frame per open node, not an item per child: the lower bounds of
-        // the children not yet visited, +∞ for those visited or out of reach. Why: with one
-        // item per child, the first descent (no bound yet) pushed all eight children of every
-        // node on the way down, and popped each again only to drop it; a frame drops them
-        // with one vector comparison, and gives the next child in order of its bound.
+        // the children not yet visited (+∞ for those visited, and for empty slots). Why: with
+        // one item per child, the first descent (no bound yet) pushed all eight children of
+        // every node on the way down, and popped most of them again only to drop them; a
+        // frame gives its children nearest first and is dropped whole once the nearest left
+        // is out of reach.
         var frames = w.frames
         defer { w.frames = frames }
         frames.removeAll()
