@@ -163,9 +163,7 @@ struct FloatQuery {
     /// The first lane of `v` equal to `value`, which must be one of them.
     @inline(__always)
     static func lane(of value: Float, in v: SIMD8<Float>) -> Int {
-        let equal = unsafeBitCast(v .== SIMD8<Float>(repeating: value), to: SIMD8<Int32>.self)
-        let bits = (equal & SIMD8<Int32>(1, 2, 4, 8, 16, 32, 64, 128)).wrappedSum()
-        return bits.trailingZeroBitCount
+        bits(v .== SIMD8<Float>(repeating: value)).trailingZeroBitCount
     }
 
     /// The least `Float` at or above `limit`: a bound above it is above `limit`.
@@ -178,7 +176,14 @@ struct FloatQuery {
     /// The lanes of `v` at or below `limit`, as bits (lane i is bit i).
     @inline(__always)
     static func lanes(of v: SIMD8<Float>, atMost limit: Float) -> UInt32 {
-        let under = unsafeBitCast(v .<= SIMD8<Float>(repeating: limit), to: SIMD8<Int32>.self)
-        return UInt32(truncatingIfNeeded: (under & SIMD8<Int32>(1, 2, 4, 8, 16, 32, 64, 128)).wrappedSum())
+        bits(v .<= SIMD8<Float>(repeating: limit))
+    }
+
+    /// A lane mask as bits (lane i is bit i): each true lane is all ones, so masking it with
+    /// its own bit and summing the lanes gives the bits, in a few vector instructions.
+    @inline(__always)
+    private static func bits(_ mask: SIMDMask<SIMD8<Int32>>) -> UInt32 {
+        let lanes = unsafeBitCast(mask, to: SIMD8<Int32>.self)
+        return UInt32(truncatingIfNeeded: (lanes & SIMD8<Int32>(1, 2, 4, 8, 16, 32, 64, 128)).wrappedSum())
     }
 }
