@@ -36,9 +36,16 @@ enum NearerFirst: HeapOrder {
 }
 
 /// An inner node open in a nearest-neighbour search: the lower bounds of its children not
-/// yet visited (+∞ for the others), and its level (1: the children are leaves).
+/// yet visited (+∞ for the others), the least of them, and its level (1: the children are
+/// leaves).
+///
+/// Why the least is kept: a search comes back to each frame on its path after a leaf, and
+/// most often only to find the nearest child left beyond the k-th best and leave. Computed
+/// when a child is taken, it is off the search's path of dependent work (the descent into
+/// that child goes on meanwhile); computed on coming back, it was on it.
 struct NodeFrame {
     var remaining: SIMD8<Float>
+    var least: Float
     var node: Int32
     var level: Int32
 }
@@ -172,17 +179,18 @@ extension RTreeCore {
             // The children are taken nearest first, so the node is done once the nearest left
             // is beyond the limit (`>` and not `≥`: at an equal distance a lower entry id may
             // still be waiting).
-            var open = frames.items[f].remaining
-            let nearest = FloatQuery.least(open)
+            let nearest = frames.items[f].least
             guard nearest < .infinity, Double(nearest) <= limit else { _ = frames.pop(); continue }
+            var open = frames.items[f].remaining
             let lane = FloatQuery.lane(of: nearest, in: open)
             open[lane] = .infinity
+            let next = FloatQuery.least(open)
             frames.items[f].remaining = open
+            frames.items[f].least = next
             let node = Int(frames.items[f].node), child = Int(innerSlots.nodes[node].child[lane])
             if frames.items[f].level == 1 {
                 // The next nearest leaf, if near enough, is likely visited next: its slots can
                 // be on their way from memory during this scan.
-                let next = FloatQuery.least(open)
                 if next < .infinity, Double(next) <= limit { prefetch(leaf: Int(innerSlots.nodes[node].child[FloatQuery.lane(of: next, in: open)])) }
                 scan(leaf: child, q: q, k: k, filter: filter, bound: bound, best: &best)
                 if best.count == k, let worst = best.top { limit = min(worst.d2, bound.prune2) }
@@ -224,10 +232,11 @@ extension RTreeCore {
     }
 
     /// A frame for inner node `n`: its children's lower bounds, +∞ past its count (the
-    /// slots past a node's count hold empty boxes).
+    /// slots past a node's count hold empty boxes), and the least of them.
     @inline(__always)
     func openFrame(_ n: Int, _ fq: FloatQuery) -> NodeFrame {
-        NodeFrame(remaining: fq.lowerBounds(of: innerSlots.nodes[n]), node: Int32(n), level: inners[n].level)
+        let bounds = fq.lowerBounds(of: innerSlots.nodes[n])
+        return NodeFrame(remaining: bounds, least: FloatQuery.least(bounds), node: Int32(n), level: inners[n].level)
     }
 
     /// Every entry within `radius` metres of `point` that passes `filter` (the boundary is
