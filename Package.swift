@@ -3,7 +3,7 @@ import PackageDescription
 
 // Layers: each depends only on the ones above it (scripts/check-imports.py checks this list
 // against the targets, and the README's module map is drawn from it).
-//   CGEOS, CPROJ, CZlib, CIntrinsics   GEOS, PROJ, zlib, and glibc's sincos with the prefetch hint: each C library behind one module
+//   CGEOS, CPROJ, CZlib, CIntrinsics   GEOS, PROJ, zlib, and glibc's sincos with the prefetch and lane-mask helpers: each C library behind one module
 //   Essentials                  the one lock, the clocks, the one heap, percentiles, ISO 8601 times
 //   Geodesy, GeoJSON, BinaryFile, CSVFile   coordinates and distances, GeoJSON, checked binary files, CSV (pure Swift)
 //   Projection, Geometry, OSM   PROJ's transforms and geodesics, GEOS's polygons, OpenStreetMap's PBF and XML (zlib)

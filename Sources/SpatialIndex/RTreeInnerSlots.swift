@@ -1,3 +1,4 @@
+import CIntrinsics
 // The inner nodes' slots of `RTreeCore`, laid out for the searches: each node's eight
 // children as a structure of arrays, so that a query computes their eight box distances
 // with a handful of vector instructions.
@@ -163,7 +164,7 @@ struct FloatQuery {
     /// The first lane of `v` equal to `value`, which must be one of them.
     @inline(__always)
     static func lane(of value: Float, in v: SIMD8<Float>) -> Int {
-        bits(v .== SIMD8<Float>(repeating: value)).trailingZeroBitCount
+        Int(wayfare_lanes_equal(v, value).trailingZeroBitCount)
     }
 
     /// The least `Float` at or above `limit`: a bound above it is above `limit`.
@@ -176,14 +177,6 @@ struct FloatQuery {
     /// The lanes of `v` at or below `limit`, as bits (lane i is bit i).
     @inline(__always)
     static func lanes(of v: SIMD8<Float>, atMost limit: Float) -> UInt32 {
-        bits(v .<= SIMD8<Float>(repeating: limit))
-    }
-
-    /// A lane mask as bits (lane i is bit i): each true lane is all ones, so masking it with
-    /// its own bit and summing the lanes gives the bits, in a few vector instructions.
-    @inline(__always)
-    private static func bits(_ mask: SIMDMask<SIMD8<Int32>>) -> UInt32 {
-        let lanes = unsafeBitCast(mask, to: SIMD8<Int32>.self)
-        return UInt32(truncatingIfNeeded: (lanes & SIMD8<Int32>(1, 2, 4, 8, 16, 32, 64, 128)).wrappedSum())
+        wayfare_lanes_at_most(v, limit)
     }
 }

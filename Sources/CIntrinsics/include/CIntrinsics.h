@@ -1,5 +1,6 @@
-// Two things Swift cannot reach on its own: glibc's sincos, which Swift's Glibc module does
-// not export (it needs _GNU_SOURCE), and the compiler's prefetch hints.
+// Three things Swift cannot reach on its own: glibc's sincos, which Swift's Glibc module does
+// not export (it needs _GNU_SOURCE), the compiler's prefetch hints, and a vector compare
+// turned into bits with one mask move.
 #ifndef WAYFARE_CINTRINSICS_H
 #define WAYFARE_CINTRINSICS_H
 #ifndef _GNU_SOURCE
@@ -28,6 +29,24 @@ static inline void wayfare_prefetch(const void *p) {
 /// store that follows does not have to ask again). A hint too: it never faults.
 static inline void wayfare_prefetch_for_writing(void *p) {
     __builtin_prefetch(p, 1, 3);
+}
+
+/// Eight floats in a pair of vector registers: Swift sees the type as `SIMD8<Float>`.
+typedef float wayfare_float8 __attribute__((ext_vector_type(8)));
+typedef _Bool wayfare_bool8 __attribute__((ext_vector_type(8)));
+
+/// The lanes of v equal to x, as bits (lane i is bit i). A vector of booleans cast to a
+/// byte, which the compiler makes a compare and a mask move (`movmskps` on x86), where a
+/// Swift lane mask can only be turned into bits by summing its lanes.
+static inline unsigned wayfare_lanes_equal(wayfare_float8 v, float x) {
+    wayfare_bool8 m = __builtin_convertvector(v == x, wayfare_bool8);
+    return (unsigned char)__builtin_bit_cast(unsigned char, m);
+}
+
+/// The lanes of v at or below x, as bits (lane i is bit i).
+static inline unsigned wayfare_lanes_at_most(wayfare_float8 v, float x) {
+    wayfare_bool8 m = __builtin_convertvector(v <= x, wayfare_bool8);
+    return (unsigned char)__builtin_bit_cast(unsigned char, m);
 }
 
 #endif
