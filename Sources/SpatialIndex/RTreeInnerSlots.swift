@@ -113,11 +113,34 @@ struct FloatQuery {
     let xLo, xHi, yLo, yHi, zLo, zHi: SIMD8<Float>
 
     init(_ q: SpherePoint) {
-        @inline(__always) func down(_ v: Double) -> Float { let f = Float(v); return Double(f) > v ? f.nextDown : f }
-        @inline(__always) func up(_ v: Double) -> Float { let f = Float(v); return Double(f) < v ? f.nextUp : f }
-        xLo = .init(repeating: down(q.x)); xHi = .init(repeating: up(q.x))
-        yLo = .init(repeating: down(q.y)); yHi = .init(repeating: up(q.y))
-        zLo = .init(repeating: down(q.z)); zHi = .init(repeating: up(q.z))
+        xLo = .init(repeating: Self.below(q.x)); xHi = .init(repeating: Self.above(q.x))
+        yLo = .init(repeating: Self.below(q.y)); yHi = .init(repeating: Self.above(q.y))
+        zLo = .init(repeating: Self.below(q.z)); zHi = .init(repeating: Self.above(q.z))
+    }
+
+    /// The greatest `Float` at or below `v` (a finite number).
+    ///
+    /// Why not `Float(v)` and then `nextDown` when it rounded up: whether it did is a coin
+    /// toss, so that branch was mispredicted half the time, six times a query, and `nextDown`
+    /// itself is a call; together they took as long as the query point's sines and cosines.
+    /// Here the step is chosen without a branch: one down in the bit pattern, which is toward
+    /// zero above zero and away from it below (a zero, when `v` is too small for a `Float`,
+    /// takes the branch, predictably never).
+    @inline(__always)
+    static func below(_ v: Double) -> Float {
+        let f = Float(v), over = Double(f) > v
+        if f == 0 { return over ? -.leastNonzeroMagnitude : f }
+        let step: UInt32 = over ? 1 : 0
+        return Float(bitPattern: f < 0 ? f.bitPattern &+ step : f.bitPattern &- step)
+    }
+
+    /// The least `Float` at or above `v` (a finite number); see `below(_:)`.
+    @inline(__always)
+    static func above(_ v: Double) -> Float {
+        let f = Float(v), under = Double(f) < v
+        if f == 0 { return under ? .leastNonzeroMagnitude : f }
+        let step: UInt32 = under ? 1 : 0
+        return Float(bitPattern: f > 0 ? f.bitPattern &+ step : f.bitPattern &- step)
     }
 
     /// For each child of a node, a number at most the squared chord from the query point

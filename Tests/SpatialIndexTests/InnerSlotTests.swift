@@ -112,6 +112,23 @@ import Geodesy
         #expect(slots[13].child == 7 && slots[13].stored == written[13].stored)
     }
 
+    @Test func queryCoordinatesRoundOutwardToTheNeighbouringFloats() {
+        // The oracle: Float(v), then one step with the standard library's nextDown/nextUp.
+        func down(_ v: Double) -> Float { let f = Float(v); return Double(f) > v ? f.nextDown : f }
+        func up(_ v: Double) -> Float { let f = Float(v); return Double(f) < v ? f.nextUp : f }
+        var values: [Double] = [0, -0.0, 1, -1, 0.5, -0.5, 1e-50, -1e-50, 0x1p-149, -0x1p-149, 0x1p-150, -0x1p-150,
+                                0x1.8p-150, -0x1.8p-150, 0x1p-126, -0x1p-126, Double(Float.leastNormalMagnitude).nextDown,
+                                1 - 0x1p-60, -(1 - 0x1p-60), Double(Float(0.1)), Double(Float(0.1)).nextUp, Double(Float(0.1)).nextDown]
+        var rng = SeededRandom(seed: 9)
+        for _ in 0..<20_000 { values.append(Double.random(in: -1...1, using: &rng)) }
+        for _ in 0..<2_000 { values.append(Double(sign: .plus, exponent: Int.random(in: -160 ... -100, using: &rng), significand: Double.random(in: 1..<2, using: &rng)) * (Bool.random(using: &rng) ? 1 : -1)) }
+        for v in values {
+            let lo = FloatQuery.below(v), hi = FloatQuery.above(v)
+            #expect(lo.bitPattern == down(v).bitPattern && Double(lo) <= v, "below(\(v)) = \(lo), expected \(down(v))")
+            #expect(hi.bitPattern == up(v).bitPattern && Double(hi) >= v, "above(\(v)) = \(hi), expected \(up(v))")
+        }
+    }
+
     @Test func laneHelpersAgreeWithAScalarScan() {
         var rng = SeededRandom(seed: 8)
         for _ in 0..<5_000 {
