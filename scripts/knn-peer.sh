@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The bare tree against nanoflann in one run: `wayfare bench knn` (Wayfare's R-tree and its
 # planar k-d tree baseline) and scripts/nanoflann-knn.cpp (nanoflann's static k-d tree on
-# unit vectors, the same answers, and on raw degrees, planar answers) on the same cabs and
-# queries, alternating, all on core 0. Installs Debian's libnanoflann-dev when missing.
+# unit vectors, the same answers, with the queries' vectors computed before the clock or
+# inside it; and on raw degrees, planar answers) on the same cabs and queries,
+# alternating, all on core 0. Installs Debian's libnanoflann-dev when missing.
 # Usage: scripts/knn-peer.sh FLEET_DIR [WAYFARE_BINARY] [ROUNDS]
 #   FLEET_DIR holds cabs.csv and queries.csv (`wayfare fleet sample --out-dir FLEET_DIR`).
 set -euo pipefail

@@ -2,9 +2,12 @@
 // cabs, k = 1 and k = 10 for the same queries, each pass timed as a whole, the median of
 // REPEATS passes; one JSON line per layout.
 //
-// Two layouts, both static (nanoflann takes no updates):
+// Three layouts, all static (nanoflann takes no updates):
 //   - "sphere": unit vectors in 3-D, ranked by chord length, which ranks exactly as the
-//     great-circle distance Wayfare ranks by: the same answers, the fair peer;
+//     great-circle distance Wayfare ranks by: the same answers, the fair peer; the queries'
+//     unit vectors are computed before the clock starts;
+//   - "sphere-from-degrees": the same tree, each query's unit vector computed from its
+//     latitude and longitude inside the timed loop, as Wayfare's query does;
 //   - "degrees": raw (lat, lon) in 2-D, the way nanoflann is most often used: planar
 //     answers, which differ from the great-circle ones away from the equator.
 //
@@ -67,9 +70,13 @@ std::array<double, 3> unit(const std::array<double, 2>& c) {
     return {std::cos(phi) * std::cos(lambda), std::cos(phi) * std::sin(lambda), std::sin(phi)};
 }
 
-template <size_t D>
+// Each query is turned into the tree's point by `toPoint` inside the timed loop: the
+// identity for the layouts whose queries are given as points, the unit vector of a
+// latitude and longitude for "sphere-from-degrees", which pays what a caller holding
+// coordinates pays (Wayfare's own figures include that conversion).
+template <size_t D, typename Query, typename ToPoint>
 void run(const char* layout, const std::vector<std::array<double, D>>& cabs,
-         const std::vector<std::array<double, D>>& queries, int repeats) {
+         const std::vector<Query>& queries, int repeats, ToPoint toPoint) {
     using Tree = nanoflann::KDTreeSingleIndexAdaptor<nanoflann::L2_Simple_Adaptor<double, Cloud<D>>, Cloud<D>, D>;
     Cloud<D> cloud{cabs};
     auto t0 = std::chrono::steady_clock::now();
@@ -82,7 +89,8 @@ void run(const char* layout, const std::vector<std::array<double, D>>& cabs,
     auto pass = [&](size_t k) {
         auto start = std::chrono::steady_clock::now();
         for (const auto& q : queries) {
-            size_t n = tree.knnSearch(q.data(), k, index, dist2);
+            const std::array<double, D> p = toPoint(q);
+            size_t n = tree.knnSearch(p.data(), k, index, dist2);
             sink += n ? index[0] : 0;
         }
         return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / queries.size();
@@ -114,7 +122,9 @@ int main(int argc, char** argv) {
     std::vector<std::array<double, 3>> cabs3, queries3;
     for (const auto& c : cabs) cabs3.push_back(unit(c));
     for (const auto& q : queries) queries3.push_back(unit(q));
-    run<3>("sphere", cabs3, queries3, repeats);
-    run<2>("degrees", cabs, queries, repeats);
+    auto same = [](const auto& q) { return q; };
+    run<3>("sphere", cabs3, queries3, repeats, same);
+    run<3>("sphere-from-degrees", cabs3, queries, repeats, unit);
+    run<2>("degrees", cabs, queries, repeats, same);
     return 0;
 }
