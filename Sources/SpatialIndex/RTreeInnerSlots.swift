@@ -1,7 +1,8 @@
-import CIntrinsics
 // The inner nodes' slots of `RTreeCore`, laid out for the searches: each node's eight
 // children as a structure of arrays, so that a query computes their eight box distances
 // with a handful of vector instructions.
+
+import CIntrinsics
 
 /// The children of one inner node: each bound of their boxes in a vector of its own, and
 /// their ids (lane i is slot i). The same 224 bytes as eight `InnerSlot`s.
@@ -124,8 +125,8 @@ struct FloatQuery {
     /// toss, so that branch was mispredicted half the time, six times a query, and `nextDown`
     /// itself is a call; together they took as long as the query point's sines and cosines.
     /// Here the step is chosen without a branch: one down in the bit pattern, which is toward
-    /// zero above zero and away from it below (a zero, when `v` is too small for a `Float`,
-    /// takes the branch, predictably never).
+    /// zero above zero and away from it below. The one branch left is for a `Float` zero
+    /// (a `v` too small for a `Float`), which a unit vector's coordinates all but never are.
     @inline(__always)
     static func below(_ v: Double) -> Float {
         let f = Float(v), over = Double(f) > v
