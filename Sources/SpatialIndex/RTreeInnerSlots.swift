@@ -135,7 +135,8 @@ struct FloatQuery {
         return Float(bitPattern: f < 0 ? f.bitPattern &+ step : f.bitPattern &- step)
     }
 
-    /// The least `Float` at or above `v` (a finite number); see `below(_:)`.
+    /// The least `Float` at or above `v` (a finite number, or +∞); see `below(_:)`. Also a
+    /// radius search's reach: a bound above it is above the limit it was made from.
     @inline(__always)
     static func above(_ v: Double) -> Float {
         let f = Float(v), under = Double(f) < v
@@ -189,13 +190,6 @@ struct FloatQuery {
     @inline(__always)
     static func lane(of value: Float, in v: SIMD8<Float>) -> Int {
         Int(wayfare_lanes_equal(v, value).trailingZeroBitCount)
-    }
-
-    /// The least `Float` at or above `limit`: a bound above it is above `limit`.
-    @inline(__always)
-    static func ceiling(_ limit: Double) -> Float {
-        let f = Float(limit)
-        return Double(f) < limit ? f.nextUp : f
     }
 
     /// The lanes of `v` at or below `limit`, as bits (lane i is bit i).

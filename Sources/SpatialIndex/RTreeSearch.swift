@@ -246,7 +246,7 @@ extension RTreeCore {
         result.removeAll(keepingCapacity: true)
         guard count > 0, radius >= 0 else { return }
         let q = frame.point(point), fq = FloatQuery(q)
-        let bound = RadiusBound(radius), reach = FloatQuery.ceiling(bound.prune2)
+        let bound = RadiusBound(radius), reach = FloatQuery.above(bound.prune2)
         var pending = w.pending, found = w.found
         defer { w.pending = pending; w.found = found }
         pending.removeAll()

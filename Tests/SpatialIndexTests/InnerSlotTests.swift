@@ -144,7 +144,7 @@ import Geodesy
             #expect(FloatQuery.lanes(of: v, atMost: limit) == expected)
         }
         for limit in [0.0, 1e-300, 1.0 / 3, 4, .infinity] {
-            let c = FloatQuery.ceiling(limit)
+            let c = FloatQuery.above(limit)
             #expect(Double(c) >= limit && (c == 0 || Double(c.nextDown) < limit))
         }
     }
