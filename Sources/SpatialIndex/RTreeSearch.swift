@@ -17,7 +17,7 @@ public final class SearchWorkspace {
     deinit { pending.release(); frames.release(); found.release() }
 }
 
-/// The k best so far with the worst on top, so that a better one replaces it in one sift.
+/// The order of ``KBest``'s heap: the worst kept on top.
 enum FarthestFirst: HeapOrder {
     @inline(__always)
     static func precedes(_ a: QueueItem, _ b: QueueItem) -> Bool { QueueItem.before(b, a) }
@@ -138,6 +138,60 @@ struct RadiusBound {
     }
 }
 
+/// The entries a nearest-neighbour search keeps while it runs: the k best so far
+/// (``KBest``), or for k = 1 the best alone (``OneBest``). The search is generic over it,
+/// so each form runs specialised.
+///
+/// Why a form of its own for k = 1, the dispatcher's most common question: a heap of one
+/// still paid for the array under it (taken out of the workspace and put back, emptied,
+/// appended to, its uniqueness checked on every change) and for sorting the answer; the
+/// best alone is two registers.
+protocol NearestKeeper {
+    /// An entry farther than this cannot be kept (+∞ until the keeper is full); at exactly
+    /// this distance the lower entry id still may.
+    var reach: Double { get }
+    /// Keeps `item` if it comes before the worst kept (nearer, or as near with a lower id),
+    /// or if there is room.
+    mutating func offer(_ item: QueueItem)
+}
+
+/// The k best so far in a max-heap, the worst on top, so that a better one replaces it in
+/// one sift.
+struct KBest: NearestKeeper {
+    var heap: Heap<FarthestFirst>
+    let k: Int
+    private(set) var reach = Double.infinity
+
+    init(_ k: Int, heap: Heap<FarthestFirst>) { self.k = k; self.heap = heap }
+
+    @inline(__always)
+    mutating func offer(_ item: QueueItem) {
+        if heap.count < k {
+            heap.push(item)
+        } else if let worst = heap.top, QueueItem.before(item, worst) {
+            heap.replaceTop(with: item)
+        } else {
+            return
+        }
+        if heap.count == k, let worst = heap.top { reach = worst.d2 }
+    }
+}
+
+/// The best entry so far, for k = 1. Until one is offered it holds a sentinel at +∞, which
+/// every entry comes before (a squared chord is at most 4).
+struct OneBest: NearestKeeper {
+    private(set) var best = QueueItem(d2: .infinity, id: .max, level: -1)
+
+    var reach: Double { best.d2 }
+    /// The best entry, if one was offered.
+    var found: QueueItem? { best.d2 < .infinity ? best : nil }
+
+    @inline(__always)
+    mutating func offer(_ item: QueueItem) {
+        if QueueItem.before(item, best) { best = item }
+    }
+}
+
 extension RTreeCore {
     /// The k entries nearest to `point` (great-circle), within `radius` metres, that pass
     /// `filter`, nearest first; ties in distance go to the lower entry id. Written into
@@ -146,15 +200,34 @@ extension RTreeCore {
                                    filter: EntryFilter = .all, into result: inout [Neighbour], using w: SearchWorkspace) {
         result.removeAll(keepingCapacity: true)
         guard k > 0, count > 0 else { return }
-        let q = frame.point(point), fq = FloatQuery(q)
+        let q = frame.point(point)
         let bound = RadiusBound(radius)
-        // The buffers are taken out of the workspace for the search: a stored property of a
-        // class would cost an exclusivity check and a retain on every push.
-        // The heap is swapped out and back (not copied), so its buffer stays unique and is reused.
-        var best = Heap<FarthestFirst>()
-        swap(&best, &w.best)
-        defer { swap(&best, &w.best) }
-        best.removeAll()
+        if k == 1 {
+            var one = OneBest()
+            search(&one, q: q, filter: filter, bound: bound, using: w)
+            if let item = one.found { result.append(Neighbour(entry: EntryID(rawValue: item.id), chord2: item.d2)) }
+            return
+        }
+        // The heap is swapped out of the workspace and back (not copied), so its buffer
+        // stays unique and is reused.
+        var kept = KBest(k, heap: Heap())
+        swap(&kept.heap, &w.best)
+        defer { swap(&kept.heap, &w.best) }
+        kept.heap.removeAll()
+        search(&kept, q: q, filter: filter, bound: bound, using: w)
+        // The max-heap holds the answer; sort it nearest first.
+        for item in kept.heap.unordered {
+            result.append(Neighbour(entry: EntryID(rawValue: item.id), chord2: item.d2))
+        }
+        if result.count > 1 { result.sort { $0.chord2 < $1.chord2 || ($0.chord2 == $1.chord2 && $0.entry < $1.entry) } }
+    }
+
+    /// The nearest-neighbour search proper: offers `keeper` every entry that may belong
+    /// among the nearest to `q` within `bound` and passes `filter`.
+    @inline(__always)
+    func search<Keeper: NearestKeeper>(_ keeper: inout Keeper, q: SpherePoint, filter: EntryFilter, bound: RadiusBound,
+                                       using w: SearchWorkspace) {
+        let fq = FloatQuery(q)
         // Depth-first branch and bound (as a k-d tree search does it), not a global best-first
         // queue: the nearest child is visited first, so its leaf sets a tight bound at once,
         // and everything farther than the k-th best is then dropped. Measured against the
@@ -167,6 +240,9 @@ extension RTreeCore {
         // every node on the way down, and popped most of them again only to drop them; a
         // frame gives its children nearest first and is dropped whole once the nearest left
         // is out of reach.
+        //
+        // The stack is taken out of the workspace for the search: a stored property of a
+        // class would cost an exclusivity check and a retain on every push.
         var frames = w.frames
         defer { w.frames = frames }
         frames.removeAll()
@@ -192,42 +268,31 @@ extension RTreeCore {
                 // The next nearest leaf, if near enough, is likely visited next: its slots can
                 // be on their way from memory during this scan.
                 if next < .infinity, Double(next) <= limit { prefetch(leaf: Int(innerSlots.nodes[node].child[FloatQuery.lane(of: next, in: open)])) }
-                scan(leaf: child, q: q, k: k, filter: filter, bound: bound, best: &best)
-                if best.count == k, let worst = best.top { limit = min(worst.d2, bound.prune2) }
+                scan(leaf: child, q: q, filter: filter, bound: bound, into: &keeper)
+                limit = min(keeper.reach, bound.prune2)
             } else {
                 frames.push(openFrame(child, fq))
             }
         }
-        // The max-heap holds the answer; sort it nearest first.
-        for item in best.unordered {
-            result.append(Neighbour(entry: EntryID(rawValue: item.id), chord2: item.d2))
-        }
-        if result.count > 1 { result.sort { $0.chord2 < $1.chord2 || ($0.chord2 == $1.chord2 && $0.entry < $1.entry) } }
     }
 
-    /// Offers every accepted point of a leaf to the k best. A method with its state passed
-    /// in, not a nested closure: a closure capturing the heap would box it per query.
+    /// Offers every accepted point of a leaf to the keeper. A method with its state passed
+    /// in, not a nested closure: a closure capturing the keeper would box it per query.
     @inline(__always)
-    func scan(leaf: Int, q: SpherePoint, k: Int, filter: EntryFilter, bound: RadiusBound, best: inout Heap<FarthestFirst>) {
+    func scan<Keeper: NearestKeeper>(leaf: Int, q: SpherePoint, filter: EntryFilter, bound: RadiusBound,
+                                     into keeper: inout Keeper) {
         let base = leaf * Self.leafCapacity
         // The farthest a point may be to matter, kept in a local: most points fail this one
-        // comparison (at an equal distance the entry id decides, below).
-        var limit = best.count == k ? min(best.top?.d2 ?? .infinity, bound.prune2) : bound.prune2
+        // comparison (at an equal distance the entry id decides, in the keeper).
+        var limit = min(keeper.reach, bound.prune2)
         for s in base..<(base + Int(leaves[leaf].count)) {
             let slot = leafSlots[s]
             guard filter.accepts(tag: slot.tag, stamp: slot.stamp) else { continue }
             let dx = slot.x - q.x, dy = slot.y - q.y, dz = slot.z - q.z
             let d2 = dx * dx + dy * dy + dz * dz
             guard d2 <= limit, bound.admits(d2) else { continue }
-            let item = QueueItem(d2: d2, id: slot.entry, level: -1)
-            if best.count < k {
-                best.push(item)
-            } else if let worst = best.top, QueueItem.before(item, worst) {
-                best.replaceTop(with: item)
-            } else {
-                continue
-            }
-            if best.count == k { limit = min(best.top?.d2 ?? .infinity, bound.prune2) }
+            keeper.offer(QueueItem(d2: d2, id: slot.entry, level: -1))
+            limit = min(keeper.reach, bound.prune2)
         }
     }
 

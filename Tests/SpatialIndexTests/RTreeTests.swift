@@ -66,8 +66,10 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
             for r in [300.0, 2_000] {
                 tree.within(r, of: q, sorted: true, into: &out, using: w)
                 expectMatches(out, truth.filter { $0.d <= r }, pts, from: q)
-                tree.nearest(5, to: q, within: r, into: &out, using: w)
-                expectMatches(out, Array(truth.filter { $0.d <= r }.prefix(5)), pts, from: q)
+                for k in [1, 5] {   // k = 1 runs a search of its own (`OneBest`)
+                    tree.nearest(k, to: q, within: r, into: &out, using: w)
+                    expectMatches(out, Array(truth.filter { $0.d <= r }.prefix(k)), pts, from: q)
+                }
             }
             // The incremental search yields the same order, lazily.
             let first = Array(tree.neighbours(of: q).prefix(25))
@@ -109,6 +111,8 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
         let q = Coordinate(unchecked: 40.71, -73.95)
         let eligible: [Coordinate?] = pts.indices.map { i in (tags[i] & 0b110 != 0 && tags[i] & (1 << 16) != 0) ? pts[i] : nil }
         expectMatches(tree.nearest(10, to: q, filter: filter), Array(bruteForce(eligible, from: q).prefix(10)), pts, from: q)
+        expectMatches(tree.nearest(1, to: q, filter: filter), Array(bruteForce(eligible, from: q).prefix(1)), pts, from: q)
+        #expect(tree.nearest(1, to: q, filter: EntryFilter(anyOf: 1 << 30)).isEmpty)   // no entry passes
         expectMatches(tree.within(1_500, of: q, filter: filter), bruteForce(eligible, from: q).filter { $0.d <= 1_500 }, pts, from: q)
         // A stamp filter: only entries reported at or after 1000.
         var stamped = try RTree<Int>(coordinates: pts, tags: tags, stamps: pts.indices.map { Int64($0) }, payloads: Array(pts.indices))
@@ -172,10 +176,33 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
         let n = tree.nearest(10, to: q)
         #expect(n.map(\.entry.rawValue) == Array(0..<10))
         #expect(Set(n.map(\.distance)).count == 1)
+        // The nearest alone breaks the tie the same way, whichever leaf it reads first.
+        #expect(tree.nearest(1, to: q).map(\.entry.rawValue) == [0])
         // Inserting more at the same point splits leaves of identical points.
         for i in 0..<100 { tree.insert(spot, tag: 1, stamp: 0, payload: 200 + i) }
         #expect(tree.invariantViolation() == nil)
         #expect(tree.within(0, of: spot).count == 300)
+        // With the lowest id gone, the next lowest, wherever the splits put it.
+        #expect(tree.remove(EntryID(rawValue: 0)) == 0)
+        #expect(tree.nearest(1, to: spot).map(\.entry.rawValue) == [1])
+    }
+
+    @Test func exactTiesGoToTheLowerIdAcrossLeaves() throws {
+        // 400 spots, each held by three entries 400 ids apart, the third copies inserted one
+        // by one: copies of a spot straddle leaves (24 a leaf), so a search often meets a
+        // higher id first. A query at a spot finds its three copies at exactly 0.
+        let spots = points(400, around: q, spread: 0.05, clustered: false, seed: 3)
+        var tree = build(spots + spots)
+        for s in spots.indices { #expect(tree.insert(spots[s], tag: 1, stamp: 0, payload: 800 + s) == EntryID(rawValue: Int32(800 + s))) }
+        #expect(tree.invariantViolation() == nil)
+        var straddled = 0
+        for s in spots.indices {
+            let copies = [s, 400 + s, 800 + s]
+            #expect(tree.nearest(1, to: spots[s]).map { Int($0.entry.rawValue) } == [s])
+            #expect(tree.nearest(3, to: spots[s]).map { Int($0.entry.rawValue) } == copies)
+            if Set(copies.map { tree.core.places[$0].leaf }).count > 1 { straddled += 1 }
+        }
+        #expect(straddled >= 20, "too few spots whose copies lie in different leaves: \(straddled)")
     }
 
     @Test func radiusBoundaryIsInclusiveAndConsistent() {
@@ -194,6 +221,9 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
         #expect(Set(got.map(\.entry)) == expected)
         #expect(got.count > pts.count / 3)   // the points at r itself are in
         #expect(tree.nearest(1_000, to: q, within: r).count == got.count)
+        // The nearest alone within a radius that holds nothing: nothing.
+        #expect(tree.nearest(1, to: q, within: r / 2).isEmpty)
+        #expect(tree.nearest(1, to: q, within: r).first.map { $0.distance <= r } == true)
     }
 
     @Test func insertRemoveAndMoveKeepTheTreeRight() throws {
