@@ -142,10 +142,10 @@ struct RadiusBound {
 /// (``KBest``), or for k = 1 the best alone (``OneBest``). The search is generic over it,
 /// so each form runs specialised.
 ///
-/// Why a form of its own for k = 1, the dispatcher's most common question: a heap of one
-/// still paid for the array under it (taken out of the workspace and put back, emptied,
-/// appended to, its uniqueness checked on every change) and for sorting the answer; the
-/// best alone is two registers.
+/// Why a form of its own for k = 1 (the nearest cab alone): a heap of one still paid for
+/// the array under it (taken out of the workspace and put back, emptied, appended to, its
+/// uniqueness checked on every change) and for sorting the answer; the best alone is two
+/// registers.
 protocol NearestKeeper {
     /// An entry farther than this cannot be kept (+∞ until the keeper is full); at exactly
     /// this distance the lower entry id still may.
@@ -178,7 +178,7 @@ struct KBest: NearestKeeper {
 }
 
 /// The best entry so far, for k = 1. Until one is offered it holds a sentinel at +∞, which
-/// every entry comes before (a squared chord is at most 4).
+/// every entry comes before (a squared chord between unit vectors is finite, about 4 at most).
 struct OneBest: NearestKeeper {
     private(set) var best = QueueItem(d2: .infinity, id: .max, level: -1)
 
