@@ -187,7 +187,7 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
         #expect(tree.nearest(1, to: spot).map(\.entry.rawValue) == [1])
     }
 
-    @Test func exactTiesGoToTheLowerIdAcrossLeaves() throws {
+    @Test func exactTiesGoToTheLowerIdAcrossLeaves() {
         // 400 spots, each held by three entries 400 ids apart, the third copies inserted one
         // by one: copies of a spot straddle leaves (24 a leaf), so a search often meets a
         // higher id first. A query at a spot finds its three copies at exactly 0.
