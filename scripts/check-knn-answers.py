@@ -8,19 +8,14 @@ Ranks every cab (after the moves, if given) by haversine distance on the mean sp
 answer's. Ties in distance may come in any order, so only distances are compared
 (to 1 mm). Prints the mismatch count; exits 1 when there is any.
 """
-import csv, math, sys
+import csv, os, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from geo import haversine_m as haversine  # noqa: E402
 
-R = 6371008.8
 
 def read(path):
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
-
-def haversine(a, b):
-    p1, p2 = math.radians(a[0]), math.radians(b[0])
-    dp, dl = p2 - p1, math.radians(b[1] - a[1])
-    h = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
-    return 2 * R * math.asin(min(1.0, math.sqrt(h)))
 
 def main(argv):
     limit = 500

@@ -10,19 +10,12 @@ Writes OUT_DIR/cabs.csv (id,lat,lon) and OUT_DIR/pickups.csv (lat,lon).
 """
 import argparse
 import csv
-import math
 import os
 import random
 import sys
 
-EARTH_RADIUS_M = 6_371_008.8  # the mean radius Wayfare's Geodesy uses
-
-
-def metres(a, b):
-    """Haversine distance between two (lat, lon) pairs in degrees."""
-    (p1, l1), (p2, l2) = [(math.radians(x), math.radians(y)) for x, y in (a, b)]
-    h = math.sin((p2 - p1) / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin((l2 - l1) / 2) ** 2
-    return 2 * EARTH_RADIUS_M * math.asin(min(1.0, math.sqrt(h)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from geo import haversine_m  # noqa: E402
 
 
 def main():
@@ -41,7 +34,7 @@ def main():
     if not rows:
         sys.exit(f"eta-sample: {args.nodes}: no nodes")
     centre = rows[len(rows) // 2]
-    near = [p for p in rows if metres(p, centre) <= args.radius_m]
+    near = [p for p in rows if haversine_m(p, centre) <= args.radius_m]
     rng = random.Random(args.seed)
     os.makedirs(args.out_dir, exist_ok=True)
     with open(os.path.join(args.out_dir, "cabs.csv"), "w") as f:
