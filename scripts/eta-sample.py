@@ -18,6 +18,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib
 from geo import haversine_m  # noqa: E402
 
 
+def write_whole(path, text):
+    """Writes `text` to `path` whole or not at all: a temporary file, synced, then renamed."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("nodes")
@@ -27,26 +37,38 @@ def main():
     ap.add_argument("--pickups", type=int, default=100)
     ap.add_argument("--seed", type=int, default=9)
     args = ap.parse_args()
-    if not (args.radius_m > 0 and args.cabs > 0 and args.pickups > 0):
-        sys.exit("eta-sample: --radius-m, --cabs and --pickups must be positive")
-    with open(args.nodes, newline="") as f:
-        rows = [(float(r["lat"]), float(r["lon"])) for r in csv.DictReader(f)]
+    if not 0 < args.radius_m < float("inf"):
+        sys.exit("eta-sample: --radius-m must be a positive, finite number of metres")
+    for name, value in (("--cabs", args.cabs), ("--pickups", args.pickups)):
+        if not 0 < value <= 1_000_000:
+            sys.exit(f"eta-sample: {name} must be between 1 and 1,000,000")
+    rows = []
+    try:
+        with open(args.nodes, newline="") as f:
+            for line, r in enumerate(csv.DictReader(f), start=2):
+                try:
+                    lat, lon = float(r["lat"]), float(r["lon"])
+                except (KeyError, TypeError, ValueError):
+                    sys.exit(f"eta-sample: {args.nodes}:{line}: lat and lon must be numbers")
+                if not (-90 <= lat <= 90 and -180 <= lon <= 180):
+                    sys.exit(f"eta-sample: {args.nodes}:{line}: lat or lon out of range")
+                rows.append((lat, lon))
+    except OSError as e:
+        sys.exit(f"eta-sample: {args.nodes}: {e.strerror}")
     if not rows:
         sys.exit(f"eta-sample: {args.nodes}: no nodes")
     centre = rows[len(rows) // 2]
     near = [p for p in rows if haversine_m(p, centre) <= args.radius_m]
+    # The centre itself is always near, so `near` is never empty.
     rng = random.Random(args.seed)
-    os.makedirs(args.out_dir, exist_ok=True)
-    with open(os.path.join(args.out_dir, "cabs.csv"), "w") as f:
-        f.write("id,lat,lon\n")
-        for i in range(args.cabs):
-            lat, lon = rng.choice(near)
-            f.write(f"c{i},{lat},{lon}\n")
-    with open(os.path.join(args.out_dir, "pickups.csv"), "w") as f:
-        f.write("lat,lon\n")
-        for _ in range(args.pickups):
-            lat, lon = rng.choice(near)
-            f.write(f"{lat},{lon}\n")
+    cabs = ["id,lat,lon"] + [f"c{i},{lat},{lon}" for i, (lat, lon) in ((i, rng.choice(near)) for i in range(args.cabs))]
+    pickups = ["lat,lon"] + [f"{lat},{lon}" for lat, lon in (rng.choice(near) for _ in range(args.pickups))]
+    try:
+        os.makedirs(args.out_dir, exist_ok=True)
+        for name, lines in (("cabs.csv", cabs), ("pickups.csv", pickups)):
+            write_whole(os.path.join(args.out_dir, name), "\n".join(lines) + "\n")
+    except OSError as e:
+        sys.exit(f"eta-sample: {args.out_dir}: {e.strerror}")
     print(f"eta-sample: {len(near)} junctions within {args.radius_m:g} m of {centre}", file=sys.stderr)
 
 
