@@ -37,7 +37,7 @@ checks=not_a_server_error,status_code_conformance,content_type_conformance,respo
 # once more. A failure of the API is never retried.
 fuzz() {
     local log
-    log=$(mktemp)
+    log="$work/schemathesis.log"
     for attempt in 1 2; do
         if python3 scripts/schemathesis_run.py run "$base/openapi.json" --checks "$checks" --phases examples,coverage,fuzzing --max-time "$seconds" -w 2 \
             --warnings off "$@" 2>&1 | tee "$log"; [ "${PIPESTATUS[0]}" -eq 0 ]; then

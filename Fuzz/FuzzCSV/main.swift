@@ -28,6 +28,8 @@ func fuzzCSV(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let blank: [UInt8] = [10, 10]
     if let split = (0..<max(0, bytes.count - 1)).first(where: { bytes[$0] == blank[0] && bytes[$0 + 1] == blank[1] }) {
         let nodes = Data(bytes[..<split]), edges = Data(bytes[(split + 2)...])
+        // Removed after each input: libFuzzer ends the process in ways no cleanup at exit sees.
+        defer { unlink(nodesPath); unlink(edgesPath) }
         if FileManager.default.createFile(atPath: nodesPath, contents: nodes),
            FileManager.default.createFile(atPath: edgesPath, contents: edges),
            let (g, _) = try? RoadNetwork.importCSV(nodes: nodesPath, edges: edgesPath) {

@@ -13,6 +13,8 @@ let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("way
 func fuzzPBF(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data else { return 0 }
     guard FileManager.default.createFile(atPath: scratch, contents: Data(bytes: data, count: size)) else { return 0 }
+    // Removed after each input: libFuzzer ends the process in ways no cleanup at exit sees.
+    defer { unlink(scratch) }
     var entities = 0
     if let reader = try? PBFReader(path: scratch) {
         try? reader.forEachBlock { block in entities += block.nodes.count + block.ways.count + block.relations.count }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Where the project's real test data lives (`../shared/data`), and whether it is there.
 /// Tests that need it are `.enabled(if: SharedData.isAvailable, SharedData.skipMessage)`.
@@ -25,6 +26,27 @@ public final class TemporaryFolder {
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
     deinit { try? FileManager.default.removeItem(at: url) }
+
+    /// A folder for a fixture built once per test process (in a `static let`), removed when
+    /// the process exits. Why not a plain folder: a static is never released, so its
+    /// `deinit` would never run and every test run would leave the fixture in /tmp.
+    public static func untilExit(_ prefix: String) -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        let first = removedAtExit.withLock { paths in
+            paths.append(url.path)
+            return paths.count == 1
+        }
+        if first {
+            atexit {
+                for path in TemporaryFolder.removedAtExit.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
+            }
+        }
+        return url
+    }
+
+    /// The folders ``untilExit(_:)`` made; the handler it registers once removes them.
+    private static let removedAtExit = Mutex<[String]>([])
 
     /// The path of `name` inside the folder.
     public func path(_ name: String) -> String { url.appendingPathComponent(name).path }

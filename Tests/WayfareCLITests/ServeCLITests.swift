@@ -213,9 +213,10 @@ import Glibc
         #expect(try httpRequest(port: p, "GET", "/health").status == 200)
     }
 
-    /// Monaco's city folder, built once for the tests that need a city that loads.
+    /// Monaco's city folder, built once for the tests that need a city that loads (inside a
+    /// new folder: `city build` refuses one that exists).
     static let monaco: String = {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wf-serve-city-\(UUID().uuidString)").path
+        let dir = TemporaryFolder.untilExit("wf-serve-city").appendingPathComponent("city").path
         let built = try? runWayfare(["city", "build"] + CityCLITests.sources + ["--name", "Monaco", "--no-geocoder", "--out", dir])
         precondition(built?.status == 0, "Monaco's city folder could not be built: \(built?.stderr ?? "")")
         return dir

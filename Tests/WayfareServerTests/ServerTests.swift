@@ -22,8 +22,7 @@ import Zones
 enum MonacoFolder {
     static let path: String = {
         let data = SharedData.projectRoot.appendingPathComponent("Data/monaco")
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wayfare-server-city-\(UUID().uuidString)")
-        try! FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = TemporaryFolder.untilExit("wayfare-server-city")
         func file(_ name: String) -> String { dir.appendingPathComponent(name).path }
         let zones = try! ZoneImporter.load(zonesAt: data.appendingPathComponent("wards.geojson").path,
                                            serviceAreasAt: data.appendingPathComponent("communes.geojson").path).0
