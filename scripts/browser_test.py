@@ -42,11 +42,14 @@ to_chrome_r, to_chrome_w = os.pipe()
 from_chrome_r, from_chrome_w = os.pipe()
 os.set_inheritable(to_chrome_r, True)
 os.set_inheritable(from_chrome_w, True)
-# Chromium reads commands on fd 3 and writes answers on fd 4.
+# Chromium reads commands on fd 3 and writes answers on fd 4. Its scratch files (the
+# profile, and the lock folder it would otherwise make in /tmp) go under OUT_DIR.
+scratch = os.path.join(out, "chromium-tmp")
+os.makedirs(scratch, exist_ok=True)
 browser = subprocess.Popen(
     [chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
      "--remote-debugging-pipe", "--window-size=1400,900", "--user-data-dir=" + os.path.join(out, "chromium-profile"), "about:blank"],
-    pass_fds=(3, 4), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    pass_fds=(3, 4), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ, TMPDIR=scratch),
     preexec_fn=lambda: (os.dup2(to_chrome_r, 3), os.dup2(from_chrome_w, 4)))
 os.close(to_chrome_r)
 os.close(from_chrome_w)
@@ -138,7 +141,12 @@ with open(path + ".tmp", "wb") as f:
 os.replace(path + ".tmp", path)
 print("browser test: screenshot " + path)
 
-browser.kill()
+# Asked to stop (SIGTERM), and killed only if it does not.
+browser.terminate()
+try:
+    browser.wait(timeout=30)
+except subprocess.TimeoutExpired:
+    browser.kill()
 demo.send_signal(signal.SIGINT)
 try:
     demo.wait(timeout=60)
