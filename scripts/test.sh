@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test: Package.swift checked against the imports, the whole suite (the store tests on SQLite and on a throwaway PostgreSQL), the live page in headless Chromium
+# Every test: Package.swift checked against the imports, the whole suite (the store tests on SQLite and on a throwaway PostgreSQL; it must leave nothing in /tmp), the live page in headless Chromium
 # (scripts/browser_test.py; Debian's chromium is installed when missing), the boundary fuzzer (scripts/fuzz_api.py) and
 # schemathesis against the served OpenAPI document
 # (scripts/schemathesis.sh; installed with pip when missing), then the concurrency tests again under ThreadSanitizer, the
@@ -45,7 +45,18 @@ python3 scripts/check-sql.py
 echo "== No Swift file over 600 lines"
 python3 scripts/check-sizes.py
 swift build --build-tests
+# The suite must leave nothing of its own in the temporary folder: what it lists before and
+# after the tests (the names its fixtures use), compared.
+tmp=${TMPDIR:-/tmp}
+fixtures() { ls -d "$tmp"/wayfare-* "$tmp"/wf-* 2>/dev/null | sort || true; }
+before=$(fixtures)
 swift test --skip-build
+left=$(comm -13 <(echo "$before") <(fixtures))
+if [ -n "$left" ]; then
+    echo "the tests left these behind in $tmp:" >&2
+    echo "$left" >&2
+    exit 1
+fi
 echo "== The live page in headless Chromium: load, click a trip, book it, see the cab move, save a screenshot"
 if ! command -v chromium >/dev/null 2>&1; then
     sudo=""
