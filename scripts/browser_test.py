@@ -8,6 +8,8 @@ pipe (--remote-debugging-pipe: no websocket library needed), and stops both. Exi
 every step passed; otherwise prints the step that failed.
 """
 import base64, json, os, re, signal, subprocess, sys, time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from files import write_whole  # noqa: E402
 
 wayfare, out = sys.argv[1], sys.argv[2]
 os.makedirs(out, exist_ok=True)
@@ -134,11 +136,7 @@ wait_for("window.wayfare.cabMoved", 120, "the booked cab is seen moving")
 print("browser test: the cab moves: " + evaluate("document.getElementById('status').textContent"))
 shot = send("Page.captureScreenshot", {"format": "png"}, session)["data"]
 path = os.path.join(out, "page.png")
-with open(path + ".tmp", "wb") as f:
-    f.write(base64.b64decode(shot))
-    f.flush()
-    os.fsync(f.fileno())
-os.replace(path + ".tmp", path)
+write_whole(path, base64.b64decode(shot))
 print("browser test: screenshot " + path)
 
 # Asked to stop (SIGTERM), and killed only if it does not.

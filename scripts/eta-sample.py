@@ -15,17 +15,8 @@ import random
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from files import write_whole  # noqa: E402
 from geo import haversine_m  # noqa: E402
-
-
-def write_whole(path, text):
-    """Writes `text` to `path` whole or not at all: a temporary file, synced, then renamed."""
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def main():
@@ -61,7 +52,7 @@ def main():
     near = [p for p in rows if haversine_m(p, centre) <= args.radius_m]
     # The centre itself is always near, so `near` is never empty.
     rng = random.Random(args.seed)
-    cabs = ["id,lat,lon"] + [f"c{i},{lat},{lon}" for i, (lat, lon) in ((i, rng.choice(near)) for i in range(args.cabs))]
+    cabs = ["id,lat,lon"] + [f"c{i},{lat},{lon}" for i, (lat, lon) in enumerate(rng.choice(near) for _ in range(args.cabs))]
     pickups = ["lat,lon"] + [f"{lat},{lon}" for lat, lon in (rng.choice(near) for _ in range(args.pickups))]
     try:
         os.makedirs(args.out_dir, exist_ok=True)

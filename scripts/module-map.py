@@ -6,6 +6,8 @@ scripts/check-imports.py holds to the targets), between the README's `module-map
     python3 scripts/module-map.py --check  exits 1 when the README's map is not the one drawn now
 """
 import os, re, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from files import write_whole  # noqa: E402
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 package = open(os.path.join(root, "Package.swift"), encoding="utf-8").read()
@@ -37,8 +39,5 @@ if "--check" in sys.argv:
     print("the README's module map is Package.swift's layers")
 else:
     readme = readme[:readme.index(start) + len(start)] + "\n" + drawn + "\n" + readme[readme.index(end):]
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(readme)
-    os.replace(tmp, path)
+    write_whole(path, readme)
     print("drew the module map into README.md")

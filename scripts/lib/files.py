@@ -1,0 +1,13 @@
+"""Whole-file writes for the Python helpers: one definition of write, sync, rename."""
+import os
+
+
+def write_whole(path, data):
+    """Writes `data` (str or bytes) to `path` whole or not at all: a temporary file beside
+    it, synced, then renamed over it."""
+    tmp = path + ".tmp"
+    with open(tmp, "wb" if isinstance(data, bytes) else "w", **({} if isinstance(data, bytes) else {"encoding": "utf-8"})) as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
