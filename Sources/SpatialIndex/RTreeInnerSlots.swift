@@ -173,6 +173,19 @@ struct FloatQuery {
         return (gx * gx + gy * gy + gz * gz) * (1 - 0x1p-20) - 0x1p-126
     }
 
+    /// `lowerBounds(of:)` without the z gaps: lower still, so still a bound (five `Float`
+    /// operations round it up, not six).
+    @inline(__always)
+    func planarLowerBounds(of n: InnerNodeSlots) -> SIMD8<Float> {
+        @inline(__always) func positive(_ g: SIMD8<Float>) -> SIMD8<Float> {
+            let bits = unsafeBitCast(g, to: SIMD8<Int32>.self)
+            return unsafeBitCast(bits & ~(bits &>> 31), to: SIMD8<Float>.self)
+        }
+        let gx = positive(n.minX - xHi) + positive(xLo - n.maxX)
+        let gy = positive(n.minY - yHi) + positive(yLo - n.maxY)
+        return (gx * gx + gy * gy) * (1 - 0x1p-20) - 0x1p-126
+    }
+
     /// The least of eight lanes.
     ///
     /// Why lane by lane: written so, the compiler pairs the lanes into three `minps` and a

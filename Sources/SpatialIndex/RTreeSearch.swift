@@ -246,7 +246,8 @@ extension RTreeCore {
         var frames = w.frames
         defer { w.frames = frames }
         frames.removeAll()
-        frames.push(openFrame(Int(root), fq))
+        let flat = isFlat(around: q)
+        frames.push(openFrame(Int(root), fq, flat: flat))
         // The farthest an entry may be to matter: the radius, then the k-th best once there
         // are k. It changes only when a leaf is scanned.
         var limit = bound.prune2
@@ -271,7 +272,7 @@ extension RTreeCore {
                 scan(leaf: child, q: q, filter: filter, bound: bound, into: &keeper)
                 limit = min(keeper.reach, bound.prune2)
             } else {
-                frames.push(openFrame(child, fq))
+                frames.push(openFrame(child, fq, flat: flat))
             }
         }
     }
@@ -296,11 +297,26 @@ extension RTreeCore {
         }
     }
 
+    /// True when the boxes' z gaps can be left out of the bounds for a query at `q`
+    /// (`FloatQuery.planarLowerBounds(of:)`).
+    ///
+    /// Why: near the centre of a centred frame (within about 900 km of it, where z is the
+    /// height below the tangent plane and |Δz| ≤ 0.15·|Δxy| between points of the sphere),
+    /// the z gaps add at most 2 % to a bound, and computing them is a third of a node's
+    /// bounds (k = 1 at 100k cabs: 6 % fewer instructions, the same answers). A bound
+    /// without a square is still a bound, so this is only about speed: the query and every
+    /// box must be that near, or the dropped gaps could be most of a bound (in the
+    /// Earth-centred frame, or for a cab across the globe).
+    @inline(__always)
+    func isFlat(around q: SpherePoint) -> Bool {
+        frame.lift == 1 && q.z >= -0.01 && FloatQuery.lanes(of: innerSlots.nodes[Int(root)].minZ, atMost: -0.01) == 0
+    }
+
     /// A frame for inner node `n`: its children's lower bounds, +∞ past its count (the
     /// slots past a node's count hold empty boxes), and the least of them.
     @inline(__always)
-    func openFrame(_ n: Int, _ fq: FloatQuery) -> NodeFrame {
-        let bounds = fq.lowerBounds(of: innerSlots.nodes[n])
+    func openFrame(_ n: Int, _ fq: FloatQuery, flat: Bool) -> NodeFrame {
+        let bounds = flat ? fq.planarLowerBounds(of: innerSlots.nodes[n]) : fq.lowerBounds(of: innerSlots.nodes[n])
         return NodeFrame(remaining: bounds, least: FloatQuery.least(bounds), node: Int32(n), level: inners[n].level)
     }
 
@@ -310,7 +326,7 @@ extension RTreeCore {
                 into result: inout [Neighbour], using w: SearchWorkspace) {
         result.removeAll(keepingCapacity: true)
         guard count > 0, radius >= 0 else { return }
-        let q = frame.point(point), fq = FloatQuery(q)
+        let q = frame.point(point), fq = FloatQuery(q), flat = isFlat(around: q)
         let bound = RadiusBound(radius), reach = FloatQuery.above(bound.prune2)
         var pending = w.pending, found = w.found
         defer { w.pending = pending; w.found = found }
@@ -337,7 +353,7 @@ extension RTreeCore {
                 }
             } else {
                 let node = innerSlots.nodes[Int(top.id)]
-                let bounds = fq.lowerBounds(of: node)
+                let bounds = flat ? fq.planarLowerBounds(of: node) : fq.lowerBounds(of: node)
                 // The children in reach, found for all eight at once (empty slots never are).
                 var inReach = FloatQuery.lanes(of: bounds, atMost: reach)
                 while inReach != 0 {

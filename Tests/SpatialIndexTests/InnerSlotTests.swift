@@ -49,6 +49,7 @@ import Geodesy
                 slots[lane] = InnerSlot(stored: b, child: Int32(lane))
             }
             let bounds = FloatQuery(q).lowerBounds(of: slots.nodes[0])
+            let planar = FloatQuery(q).planarLowerBounds(of: slots.nodes[0])
             for lane in 0..<8 {
                 // The distance a search compares the bound with: to the stored box, in `Double`.
                 let b = boxes[lane].exact
@@ -67,6 +68,11 @@ import Geodesy
                 let gx = shortGap(b.minX, q.x, b.maxX), gy = shortGap(b.minY, q.y, b.maxY), gz = shortGap(b.minZ, q.z, b.maxZ)
                 let loose = gx * gx + gy * gy + gz * gz
                 #expect(bound >= loose * (1 - 0x1p-18) - 0x1p-125, "lane \(lane): bound \(bound) far below \(exact)")
+                // Without the z gaps: below the full bound, and as close to the x and y
+                // gaps alone as the full bound is to all three.
+                let planarBound = Double(planar[lane])
+                #expect(planarBound <= bound, "lane \(lane): the planar bound \(planarBound) above the full \(bound)")
+                #expect(planarBound >= (gx * gx + gy * gy) * (1 - 0x1p-18) - 0x1p-125, "lane \(lane): planar bound far below")
                 if loose > 1e-30 { positive += 1 }
                 checked += 1
             }
@@ -81,7 +87,11 @@ import Geodesy
         slots[3] = InnerSlot(box: Box3(minX: 0, minY: 0, minZ: 0, maxX: 1e-3, maxY: 1e-3, maxZ: 0), child: 9)
         let bounds = FloatQuery(SpherePoint(x: 0, y: 0, z: 0)).lowerBounds(of: slots.nodes[0])
         // The box holding the query is at distance 0, less the bound's offset of 2⁻¹²⁶.
-        for lane in 0..<8 { #expect(lane == 3 ? bounds[lane] <= 0 && bounds[lane] >= -0x1p-126 : bounds[lane] == .infinity) }
+        let planar = FloatQuery(SpherePoint(x: 0, y: 0, z: 0)).planarLowerBounds(of: slots.nodes[0])
+        for lane in 0..<8 {
+            #expect(lane == 3 ? bounds[lane] <= 0 && bounds[lane] >= -0x1p-126 : bounds[lane] == .infinity)
+            #expect(lane == 3 ? planar[lane] <= 0 && planar[lane] >= -0x1p-126 : planar[lane] == .infinity)
+        }
         #expect(slots.box(ofNode: 0) == FloatBox(outward: Box3(minX: 0, minY: 0, minZ: 0, maxX: 1e-3, maxY: 1e-3, maxZ: 0)))
         #expect(InnerSlotArray().nodes.isEmpty)
     }

@@ -418,6 +418,41 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
         }
     }
 
+    /// The descent leaves the boxes' z gaps out only where they are nearly nothing: a query
+    /// and a whole fleet near the centre of a centred frame. Answers match brute force
+    /// either way.
+    @Test func heightIsLeftOutOfTheBoundsOnlyNearTheCentre() {
+        let nyc = Coordinate(unchecked: 40.70, -73.98), tokyo = Coordinate(unchecked: 35.68, 139.69)
+        var pts = points(3_000, around: nyc, spread: 0.5, clustered: true, seed: 21)
+        var tree = build(pts)
+        let w = SearchWorkspace(); var out: [Neighbour] = []
+        func check(_ q: Coordinate, flat: Bool) {
+            #expect(tree.core.isFlat(around: tree.core.frame.point(q)) == flat, "\(q)")
+            let truth = bruteForce(pts, from: q)
+            for k in [1, 10] {
+                tree.nearest(k, to: q, into: &out, using: w)
+                expectMatches(out, Array(truth.prefix(k)), pts, from: q)
+            }
+            tree.within(5_000, of: q, sorted: true, into: &out, using: w)
+            expectMatches(out, truth.filter { $0.d <= 5_000 }, pts, from: q)
+        }
+        for q in points(20, around: nyc, spread: 0.6, clustered: false, seed: 22) { check(q, flat: true) }
+        check(Coordinate(unchecked: 47.6, -122.3), flat: false)   // Seattle: 3,900 km from the centre
+        check(tokyo, flat: false)
+        // One cab across the globe: no query is flat any more.
+        pts.append(tokyo)
+        _ = tree.insert(tokyo, tag: 1, stamp: 0, payload: pts.count - 1)
+        #expect(tree.invariantViolation() == nil)
+        for q in points(10, around: nyc, spread: 0.6, clustered: false, seed: 23) { check(q, flat: false) }
+        check(tokyo, flat: false)
+        // The Earth-centred frame never is.
+        let global = [Coordinate(unchecked: 0, 0), Coordinate(unchecked: 0, 180), Coordinate(unchecked: 0, 90),
+                      Coordinate(unchecked: 0, -90), Coordinate(unchecked: 90, 0), Coordinate(unchecked: -90, 0)]
+        let globalTree = build(global)
+        #expect(globalTree.core.frame == .identity)
+        #expect(!globalTree.core.isFlat(around: globalTree.core.frame.point(Coordinate(unchecked: 0, 0))))
+    }
+
     @Test func aTreeStartedByInsertsIsCentredOnItsFirstPointAndRightFarFromIt() throws {
         // The first point is in Helsinki; the fleet that follows is in Sydney, more than a
         // quarter of the globe away, where z − 1 is no longer exact.
