@@ -302,7 +302,7 @@ extension RTreeCore {
     ///
     /// Why: near the centre of a centred frame (within about 900 km of it, where z is the
     /// height below the tangent plane and |Δz| ≤ 0.15·|Δxy| between points of the sphere),
-    /// the z gaps add at most 2 % to a bound, and computing them is a third of a node's
+    /// the z gaps add about 2 % at most to a bound, and computing them is a third of a node's
     /// bounds (k = 1 at 100k cabs: 6 % fewer instructions, the same answers). A bound
     /// without a square is still a bound, so this is only about speed: the query and every
     /// box must be that near, or the dropped gaps could be most of a bound (in the
