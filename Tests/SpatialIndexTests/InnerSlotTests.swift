@@ -123,9 +123,10 @@ import Geodesy
     }
 
     @Test func queryCoordinatesRoundOutwardToTheNeighbouringFloats() {
-        // The oracle: Float(v), then one step with the standard library's nextDown/nextUp.
-        func down(_ v: Double) -> Float { let f = Float(v); return Double(f) > v ? f.nextDown : f }
+        // The oracles: Float(v), then the standard library's nextDown and nextUp.
         func up(_ v: Double) -> Float { let f = Float(v); return Double(f) < v ? f.nextUp : f }
+        func stepDown(_ v: Double) -> Float { Float(v) == 0 ? -.leastNonzeroMagnitude : Float(v).nextDown }
+        func stepUp(_ v: Double) -> Float { Float(v) == 0 ? .leastNonzeroMagnitude : Float(v).nextUp }
         var values: [Double] = [0, -0.0, 1, -1, 0.5, -0.5, 1e-50, -1e-50, 0x1p-149, -0x1p-149, 0x1p-150, -0x1p-150,
                                 0x1.8p-150, -0x1.8p-150, 0x1p-126, -0x1p-126, Double(Float.leastNormalMagnitude).nextDown,
                                 1 - 0x1p-60, -(1 - 0x1p-60), Double(Float(0.1)), Double(Float(0.1)).nextUp, Double(Float(0.1)).nextDown]
@@ -133,9 +134,17 @@ import Geodesy
         for _ in 0..<20_000 { values.append(Double.random(in: -1...1, using: &rng)) }
         for _ in 0..<2_000 { values.append(Double(sign: .plus, exponent: Int.random(in: -160 ... -100, using: &rng), significand: Double.random(in: 1..<2, using: &rng)) * (Bool.random(using: &rng) ? 1 : -1)) }
         for v in values {
-            let lo = FloatQuery.below(v), hi = FloatQuery.above(v)
-            #expect(lo.bitPattern == down(v).bitPattern && Double(lo) <= v, "below(\(v)) = \(lo), expected \(down(v))")
+            let hi = FloatQuery.above(v)
             #expect(hi.bitPattern == up(v).bitPattern && Double(hi) >= v, "above(\(v)) = \(hi), expected \(up(v))")
+        }
+        // Four lanes at a time, each in its own place.
+        for i in stride(from: 0, to: values.count - 3, by: 4) {
+            let v = SIMD4(values[i], values[i + 1], values[i + 2], values[i + 3])
+            let (lo, hi) = FloatQuery.outward(v)
+            for lane in 0..<4 {
+                #expect(lo[lane].bitPattern == stepDown(v[lane]).bitPattern && Double(lo[lane]) < v[lane], "outward(\(v[lane])).lo = \(lo[lane])")
+                #expect(hi[lane].bitPattern == stepUp(v[lane]).bitPattern && Double(hi[lane]) > v[lane], "outward(\(v[lane])).hi = \(hi[lane])")
+            }
         }
     }
 
