@@ -171,15 +171,8 @@ struct FloatQuery {
     /// rounding of it.
     @inline(__always)
     func lowerBounds(of n: InnerNodeSlots) -> SIMD8<Float> {
-        // max(g, 0) by clearing negative lanes through their sign bit (-0 becomes +0): one
-        // compare and one mask per vector, where `pointwiseMax` is an out-of-line call.
-        @inline(__always) func positive(_ g: SIMD8<Float>) -> SIMD8<Float> {
-            let bits = unsafeBitCast(g, to: SIMD8<Int32>.self)
-            return unsafeBitCast(bits & ~(bits &>> 31), to: SIMD8<Float>.self)
-        }
-        let gx = positive(n.minX - xHi) + positive(xLo - n.maxX)
-        let gy = positive(n.minY - yHi) + positive(yLo - n.maxY)
-        let gz = positive(n.minZ - zHi) + positive(zLo - n.maxZ)
+        let gx = Self.gaps(n.minX, n.maxX, xLo, xHi), gy = Self.gaps(n.minY, n.maxY, yLo, yHi)
+        let gz = Self.gaps(n.minZ, n.maxZ, zLo, zHi)
         return (gx * gx + gy * gy + gz * gz) * (1 - 0x1p-20) - 0x1p-126
     }
 
@@ -187,13 +180,22 @@ struct FloatQuery {
     /// operations round it up, not six).
     @inline(__always)
     func planarLowerBounds(of n: InnerNodeSlots) -> SIMD8<Float> {
+        let gx = Self.gaps(n.minX, n.maxX, xLo, xHi), gy = Self.gaps(n.minY, n.maxY, yLo, yHi)
+        return (gx * gx + gy * gy) * (1 - 0x1p-20) - 0x1p-126
+    }
+
+    /// Each lane's gap along one axis between the boxes [`lo`, `hi`] and the query's
+    /// interval [`qLo`, `qHi`], or 0 where they overlap.
+    ///
+    /// max(g, 0) by clearing negative lanes through their sign bit (-0 becomes +0): one
+    /// compare and one mask per vector, where `pointwiseMax` is an out-of-line call.
+    @inline(__always)
+    static func gaps(_ lo: SIMD8<Float>, _ hi: SIMD8<Float>, _ qLo: SIMD8<Float>, _ qHi: SIMD8<Float>) -> SIMD8<Float> {
         @inline(__always) func positive(_ g: SIMD8<Float>) -> SIMD8<Float> {
             let bits = unsafeBitCast(g, to: SIMD8<Int32>.self)
             return unsafeBitCast(bits & ~(bits &>> 31), to: SIMD8<Float>.self)
         }
-        let gx = positive(n.minX - xHi) + positive(xLo - n.maxX)
-        let gy = positive(n.minY - yHi) + positive(yLo - n.maxY)
-        return (gx * gx + gy * gy) * (1 - 0x1p-20) - 0x1p-126
+        return positive(lo - qHi) + positive(qLo - hi)
     }
 
     /// The least of eight lanes.
