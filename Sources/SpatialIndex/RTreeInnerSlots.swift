@@ -130,7 +130,7 @@ struct FloatQuery {
     /// Here all lanes at once and no branch: a step in the bit pattern, toward zero above
     /// zero and away from it below (the sign bit chooses), and the least subnormal either
     /// side of a zero. At worst one step more than needed, which loosens a bound by about
-    /// 1e-7 of the query's coordinate (in a city's frame, a millimetre or less).
+    /// 1e-7 of the query's coordinate (under a centimetre within 60 km of a frame's centre).
     @inline(__always)
     static func outward(_ v: SIMD4<Double>) -> (lo: SIMD4<Float>, hi: SIMD4<Float>) {
         let f = SIMD4<Float>(v)

@@ -42,7 +42,8 @@ public struct SpherePoint: Hashable, Sendable {
 /// search, and two `sincos` calls were a tenth of a k = 1 query's instructions and of a
 /// position report's time. Here the two angles share two vector registers and no call: the
 /// angle is reduced to r in [−π/4, π/4] around the nearest multiple k of π/2, then sin r and
-/// cos r are their Taylor series, whose terms past r¹⁷ and r¹⁶ are below 10⁻¹⁹ there, and k
+/// cos r are their Taylor series, whose terms past r¹⁷ and r¹⁶ are below 3·10⁻¹⁸ there
+/// (under a thirtieth of an ulp of a result of that size), and k
 /// modulo 4 swaps them and sets their signs. π/2 is taken in three parts, the first with 33
 /// significant bits: for |k| ≤ 2 each product k × part is exact (1 and 2 are powers of two),
 /// and so is the first subtraction (Sterbenz's lemma), which keeps the relative error small
@@ -50,6 +51,7 @@ public struct SpherePoint: Hashable, Sendable {
 /// where |k| ≤ 2, which a coordinate's radians (within ±π) always are; others and NaN go to
 /// libm.
 enum SineCosine {
+    /// The sines and cosines of both lanes' angles, in radians.
     @inline(__always)
     static func of(_ a: SIMD2<Double>) -> (sin: SIMD2<Double>, cos: SIMD2<Double>) {
         guard all((a .>= -3.5) .& (a .<= 3.5)) else { return library(a) }
