@@ -6,7 +6,8 @@ def write_whole(path, data):
     """Writes `data` (str or bytes) to `path` whole or not at all: a temporary file beside
     it, synced, then renamed over it."""
     tmp = path + ".tmp"
-    with open(tmp, "wb" if isinstance(data, bytes) else "w", **({} if isinstance(data, bytes) else {"encoding": "utf-8"})) as f:
+    binary = isinstance(data, bytes)
+    with open(tmp, "wb" if binary else "w", encoding=None if binary else "utf-8") as f:
         f.write(data)
         f.flush()
         os.fsync(f.fileno())
