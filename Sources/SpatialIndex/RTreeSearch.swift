@@ -177,6 +177,49 @@ struct KBest: NearestKeeper {
     }
 }
 
+/// The k best so far for a small k (up to ``limit``), kept nearest first in a buffer of k
+/// slots: an entry that belongs is put in its place by moving the farther ones down one
+/// slot, and the farthest falls off the end.
+///
+/// Why not the heap for a small k: a heap's sifts branch on every level, one way or the
+/// other at random, and its answer must still be sorted at the end (for k = 10, the sort
+/// alone was 750 instructions, a ninth of the query, and the heap's array was emptied and
+/// checked for uniqueness on every push). Here an entry moves past the few farther ones,
+/// mostly none, and the answer is ready in order. Past a few dozen the moves cost more than
+/// the sifts, hence the limit.
+struct FewBest: NearestKeeper {
+    /// The largest k kept this way.
+    static let limit = 32
+
+    let items: UnsafeMutablePointer<Neighbour>
+    let k: Int
+    private(set) var count = 0
+    private(set) var reach = Double.infinity
+
+    /// Keeps up to `k` entries in `items`, which has room for them.
+    init(_ k: Int, in items: UnsafeMutablePointer<Neighbour>) { self.k = k; self.items = items }
+
+    @inline(__always)
+    mutating func offer(_ item: QueueItem) {
+        @inline(__always) func before(_ a: QueueItem, _ b: Neighbour) -> Bool {
+            a.d2 < b.chord2 || (a.d2 == b.chord2 && a.id < b.entry.rawValue)
+        }
+        var i = count
+        if count == k {
+            guard before(item, items[k - 1]) else { return }
+            i = k - 1
+        } else {
+            count += 1
+        }
+        while i > 0, before(item, items[i - 1]) {
+            items[i] = items[i - 1]
+            i -= 1
+        }
+        items[i] = Neighbour(entry: EntryID(rawValue: item.id), chord2: item.d2)
+        if count == k { reach = items[k - 1].chord2 }
+    }
+}
+
 /// The best entry so far, for k = 1. Until one is offered it holds a sentinel at +∞, which
 /// every entry comes before (a squared chord between unit vectors is finite, about 4 at most).
 struct OneBest: NearestKeeper {
@@ -209,6 +252,19 @@ extension RTreeCore {
             var one = OneBest()
             search(&one, q: q, filter: filter, bound: bound, using: w)
             if let item = one.found { result.append(Neighbour(entry: EntryID(rawValue: item.id), chord2: item.d2)) }
+            return
+        }
+        if k <= FewBest.limit {
+            // The kept entries are written in the workspace's buffer, then copied out at once.
+            var found = w.found
+            defer { w.found = found }
+            found.removeAll()
+            found.append(atMost: k) { items in
+                var few = FewBest(k, in: items)
+                search(&few, q: q, filter: filter, bound: bound, using: w)
+                return few.count
+            }
+            result.append(contentsOf: found.elements)
             return
         }
         // The heap is swapped out of the workspace and back (not copied), so its buffer

@@ -59,7 +59,9 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
         let w = SearchWorkspace(); var out: [Neighbour] = []
         for q in queries {
             let truth = bruteForce(pts, from: q)
-            for k in [1, 10, 40] {
+            // k = 1 keeps the best alone (`OneBest`), k up to `FewBest.limit` a sorted buffer,
+            // larger k the heap (`KBest`): each form, and both sides of the limit.
+            for k in [1, 10, FewBest.limit, FewBest.limit + 1, 40] {
                 tree.nearest(k, to: q, into: &out, using: w)
                 expectMatches(out, Array(truth.prefix(k)), pts, from: q)
             }
