@@ -62,24 +62,25 @@ enum SineCosine {
         let k = t - shifter
         let r = ((a - k * 0x1.921fb54400000p+0) - k * 0x1.0b4611a626331p-34) - k * 0x1.1701b839a2520p-88
         let r2 = r * r
-        // 1/n!, alternating in sign.
-        var ps: SIMD2<Double> = .init(repeating: 0x1.952c77030ad4ap-49)
-        ps = ps * r2 - 0x1.ae7f3e733b81fp-41
-        ps = ps * r2 + 0x1.6124613a86d09p-33
-        ps = ps * r2 - 0x1.ae64567f544e4p-26
-        ps = ps * r2 + 0x1.71de3a556c734p-19
-        ps = ps * r2 - 0x1.a01a01a01a01ap-13
-        ps = ps * r2 + 0x1.1111111111111p-7
-        ps = ps * r2 - 0x1.5555555555555p-3
+        // 1/n!, alternating in sign. All but the first two terms are summed in pairs
+        // (Estrin's scheme): three pairs and a term, then two, then one, each level with no
+        // wait on the others; then the large terms last, as Horner's rule takes them, so that
+        // the pairs' rounding is scaled down by r². Why not Horner's rule throughout: its
+        // eight steps each wait on the one before, and a query waits on this before its
+        // search can start; this takes five. Summing every term in pairs was two ulps off
+        // (`SineCosineTests`): the large terms' rounding then reaches the result unscaled.
+        let r4 = r2 * r2, r8 = r4 * r4
+        let s12 = 0x1.1111111111111p-7 - r2 * 0x1.a01a01a01a01ap-13
+        let s34 = 0x1.71de3a556c734p-19 - r2 * 0x1.ae64567f544e4p-26
+        let s56 = 0x1.6124613a86d09p-33 - r2 * 0x1.ae7f3e733b81fp-41
+        let sTail = (s12 + r4 * s34) + r8 * (s56 + r4 * 0x1.952c77030ad4ap-49)
+        let ps = r2 * sTail - 0x1.5555555555555p-3
         let s = r + r * r2 * ps
-        var pc: SIMD2<Double> = .init(repeating: 4.779477332387385e-14)
-        pc = pc * r2 - 1.1470745597729725e-11
-        pc = pc * r2 + 2.08767569878681e-09
-        pc = pc * r2 - 2.755731922398589e-07
-        pc = pc * r2 + 2.48015873015873e-05
-        pc = pc * r2 - 0.001388888888888889
-        pc = pc * r2 + 0.041666666666666664
-        pc = pc * r2 - 0.5
+        let c12 = 0.041666666666666664 - r2 * 0.001388888888888889
+        let c34 = 2.48015873015873e-05 - r2 * 2.755731922398589e-07
+        let c56 = 2.08767569878681e-09 - r2 * 1.1470745597729725e-11
+        let cTail = (c12 + r4 * c34) + r8 * (c56 + r4 * 4.779477332387385e-14)
+        let pc = r2 * cTail - 0.5
         let c = 1 + r2 * pc
         // Quadrant k mod 4: 0 → (s, c), 1 → (c, −s), 2 → (−s, −c), 3 → (−c, s).
         let q = unsafeBitCast(t, to: SIMD2<UInt64>.self)
