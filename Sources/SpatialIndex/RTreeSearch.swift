@@ -138,9 +138,10 @@ struct RadiusBound {
     }
 }
 
-/// The entries a nearest-neighbour search keeps while it runs: the k best so far
-/// (``KBest``), or for k = 1 the best alone (``OneBest``). The search is generic over it,
-/// so each form runs specialised.
+/// The entries a nearest-neighbour search keeps while it runs: for k = 1 the best alone
+/// (``OneBest``), up to ``FewBest/limit`` the k best in order (``FewBest``), beyond that
+/// the k best in a heap (``KBest``). The search is generic over it, so each form runs
+/// specialised.
 ///
 /// Why a form of its own for k = 1 (the nearest cab alone): a heap of one still paid for
 /// the array under it (taken out of the workspace and put back, emptied, appended to, its
@@ -370,6 +371,8 @@ extension RTreeCore {
             let dx = slot.x - q.x, dy = slot.y - q.y, dz = slot.z - q.z
             let d2 = dx * dx + dy * dy + dz * dz
             if Keeper.offersWithoutBranching {
+                // Every point in the radius: a test against the reach first would be a branch
+                // guessed wrong at random.
                 guard bound.admits(d2) else { continue }
                 keeper.offer(QueueItem(d2: d2, id: slot.entry, level: -1))
                 continue
