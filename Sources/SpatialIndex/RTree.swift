@@ -73,6 +73,12 @@ public struct Neighbour: Hashable, Sendable, BitwiseCopyable {
     public let chord2: Double
     /// Great-circle distance in metres on the mean sphere.
     public var distance: Double { ChordDistance.metres(chord2: chord2) }
+
+    /// The answers' order: nearer first, then the lower entry id (as `QueueItem.before`).
+    @inline(__always)
+    static func before(_ a: Neighbour, _ b: Neighbour) -> Bool {
+        a.chord2 < b.chord2 || (a.chord2 == b.chord2 && a.entry < b.entry)
+    }
 }
 
 /// Wayfare's R-tree over points on the Earth, generic over a payload.

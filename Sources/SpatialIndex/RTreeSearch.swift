@@ -209,21 +209,19 @@ struct FewBest: NearestKeeper {
 
     @inline(__always)
     mutating func offer(_ item: QueueItem) {
-        @inline(__always) func before(_ a: QueueItem, _ b: Neighbour) -> Bool {
-            a.d2 < b.chord2 || (a.d2 == b.chord2 && a.id < b.entry.rawValue)
-        }
+        let new = Neighbour(entry: EntryID(rawValue: item.id), chord2: item.d2)
         var i = count
         if count == k {
-            guard before(item, items[k - 1]) else { return }
+            guard Neighbour.before(new, items[k - 1]) else { return }
             i = k - 1
         } else {
             count += 1
         }
-        while i > 0, before(item, items[i - 1]) {
+        while i > 0, Neighbour.before(new, items[i - 1]) {
             items[i] = items[i - 1]
             i -= 1
         }
-        items[i] = Neighbour(entry: EntryID(rawValue: item.id), chord2: item.d2)
+        items[i] = new
         if count == k { reach = items[k - 1].chord2 }
     }
 }
@@ -298,7 +296,7 @@ extension RTreeCore {
         for item in kept.heap.unordered {
             result.append(Neighbour(entry: EntryID(rawValue: item.id), chord2: item.d2))
         }
-        if result.count > 1 { result.sort { $0.chord2 < $1.chord2 || ($0.chord2 == $1.chord2 && $0.entry < $1.entry) } }
+        if result.count > 1 { result.sort(by: Neighbour.before) }
     }
 
     /// The nearest-neighbour search proper: offers `keeper` every entry that may belong
@@ -450,7 +448,7 @@ extension RTreeCore {
             }
         }
         result.append(contentsOf: found.elements)
-        if sorted { result.sort { $0.chord2 < $1.chord2 || ($0.chord2 == $1.chord2 && $0.entry < $1.entry) } }
+        if sorted { result.sort(by: Neighbour.before) }
     }
 
     /// Hints the CPU to fetch a leaf's count and its first `packedLeaf` slots.
