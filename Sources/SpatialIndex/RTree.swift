@@ -59,6 +59,10 @@ public struct EntryFilter: Hashable, Sendable {
     func accepts(tag: UInt32, stamp: Int64) -> Bool {
         tag & anyOf != 0 && tag & alsoAnyOf != 0 && stamp >= minimumStamp
     }
+
+    /// True when this filter turns away only a zero tag (`.all` does that much), so that a
+    /// search may test `tag != 0` alone.
+    var acceptsEveryTag: Bool { anyOf == .max && alsoAnyOf == .max && minimumStamp == .min }
 }
 
 /// One answer of a search: the entry and its great-circle distance.

@@ -136,6 +136,9 @@ struct RadiusBound {
     func admits(_ d2: Double) -> Bool {
         d2 <= sure2 || (d2 <= prune2 && ChordDistance.metres(chord2: d2) <= metres)
     }
+
+    /// True when every distance is within (no radius was given).
+    var admitsAll: Bool { sure2 == .infinity }
 }
 
 /// The entries a nearest-neighbour search keeps while it runs: for k = 1 the best alone
@@ -360,10 +363,31 @@ extension RTreeCore {
     func scan<Keeper: NearestKeeper>(leaf: Int, q: SpherePoint, filter: EntryFilter, bound: RadiusBound,
                                      into keeper: inout Keeper) {
         let base = leaf * Self.leafCapacity
+        let slots = base..<(base + Int(leaves[leaf].count))
         // The farthest a point may be to matter, kept in a local: most points fail this one
         // comparison (at an equal distance the entry id decides, in the keeper).
         var limit = min(keeper.reach, bound.prune2)
-        for s in base..<(base + Int(leaves[leaf].count)) {
+        if filter.acceptsEveryTag && bound.admitsAll {
+            // The bare search (no filter, no radius): a loop without the filter's three tests
+            // and the radius test, a quarter of the instructions a point takes (k = 1: 29 → 22
+            // a point, 22 points a query). The one test left is what `.all` still turns away,
+            // a zero tag; decided once a leaf, so always guessed right.
+            for s in slots {
+                let slot = leafSlots[s]
+                guard slot.tag != 0 else { continue }
+                let dx = slot.x - q.x, dy = slot.y - q.y, dz = slot.z - q.z
+                let d2 = dx * dx + dy * dy + dz * dz
+                if Keeper.offersWithoutBranching {
+                    keeper.offer(QueueItem(d2: d2, id: slot.entry, level: -1))
+                    continue
+                }
+                guard d2 <= limit else { continue }
+                keeper.offer(QueueItem(d2: d2, id: slot.entry, level: -1))
+                limit = keeper.reach
+            }
+            return
+        }
+        for s in slots {
             let slot = leafSlots[s]
             guard filter.accepts(tag: slot.tag, stamp: slot.stamp) else { continue }
             let dx = slot.x - q.x, dy = slot.y - q.y, dz = slot.z - q.z

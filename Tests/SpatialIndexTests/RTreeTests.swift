@@ -207,6 +207,24 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
         #expect(straddled >= 20, "too few spots whose copies lie in different leaves: \(straddled)")
     }
 
+    /// The bare search (no filter, no radius) runs its own leaf loop; it must turn away what
+    /// the filtered loop does under `.all`: a zero tag (which the tree's docs forbid, and
+    /// does not check). Every third entry has one; brute force over the others is the oracle.
+    @Test func theDefaultFilterTurnsAwayZeroTagsInEveryLoop() {
+        let pts = points(3_000, around: q, spread: 0.05, clustered: true, seed: 11)
+        let tags = pts.indices.map { $0 % 3 == 0 ? UInt32(0) : 1 }
+        let tree = build(pts, tags: tags)
+        for query in points(60, around: q, spread: 0.05, clustered: true, seed: 12) {
+            let tagged = pts.indices.filter { tags[$0] != 0 }
+                .sorted { (query.distance(to: pts[$0]), $0) < (query.distance(to: pts[$1]), $1) }
+            for k in [1, 10, 40] {
+                #expect(tree.nearest(k, to: query).map { Int($0.entry.rawValue) } == Array(tagged.prefix(k)), "k = \(k)")
+                // With a radius, the filtered loop: the same answers.
+                #expect(tree.nearest(k, to: query, within: 1e7).map { Int($0.entry.rawValue) } == Array(tagged.prefix(k)))
+            }
+        }
+    }
+
     @Test func radiusBoundaryIsInclusiveAndConsistent() {
         // Points placed at exactly r, and a hair either side, on many bearings.
         let r = 1_000.0
