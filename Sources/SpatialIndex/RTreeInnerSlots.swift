@@ -120,27 +120,26 @@ struct FloatQuery {
         zLo = .init(repeating: lo[2]); zHi = .init(repeating: hi[2])
     }
 
-    /// For each lane (finite), the `Float` one step below its nearest `Float` and the one
-    /// one step above: an interval that holds the value, two steps wide.
+    /// For each lane (finite), a `Float` below it and one above it, each one to five steps
+    /// (units in the last place) from its nearest `Float` f: f ∓ (|f|·2⁻²² + 2⁻¹⁴⁹). Two to
+    /// four steps above 2⁻¹⁰⁰; near the subnormals the 2⁻¹⁴⁹ counts.
     ///
-    /// Why not the greatest `Float` at or below and the least at or above (`above(_:)` for
-    /// one value): whether `Float(v)` rounded up or down is a coin toss, which as a branch
-    /// was mispredicted half the time, and as selects, compiled two coordinates at a time,
-    /// took 45 instructions a coordinate (178 for a query point, 8 % of a k = 1 query).
-    /// Here all lanes at once and no branch: a step in the bit pattern, toward zero above
-    /// zero and away from it below (the sign bit chooses), and the least subnormal either
-    /// side of a zero. At worst one step more than needed, which loosens a bound by about
-    /// 1e-7 of the query's coordinate (under a centimetre within 60 km of a frame's centre).
+    /// Why it holds the value: v is within half a step of f, |f|·2⁻²² is at least two of
+    /// f's steps (exact: a power of two times f), and the subtraction rounds by at most half
+    /// a step of its result; where f is subnormal or zero, 2⁻¹⁴⁹ is a whole step and the
+    /// arithmetic is exact. Why not the greatest `Float` at or below and the least at or
+    /// above (`above(_:)` for one value): whether `Float(v)` rounded up or down is a coin
+    /// toss, mispredicted half the time as a branch. A step in the bit pattern (one
+    /// `nextDown`, one `nextUp`) needed a fix for the zeros that compiled to a compare and a
+    /// `cmov` lane by lane (87 instructions for a query point); this is four vector
+    /// operations a side. It loosens a bound by at most 2.4e-7 of the query's coordinate
+    /// (1.5 cm within 60 km of a frame's centre).
     @inline(__always)
     static func outward(_ v: SIMD4<Double>) -> (lo: SIMD4<Float>, hi: SIMD4<Float>) {
         let f = SIMD4<Float>(v)
-        let bits = unsafeBitCast(f, to: SIMD4<Int32>.self)
-        let twiceSign = (bits &>> 31) &<< 1   // 0, or −2 below zero
-        var lo = bits &- 1 &- twiceSign, hi = bits &+ 1 &+ twiceSign
-        let zero = f .== 0
-        lo.replace(with: Int32(bitPattern: 0x8000_0001), where: zero)
-        hi.replace(with: 1, where: zero)
-        return (unsafeBitCast(lo, to: SIMD4<Float>.self), unsafeBitCast(hi, to: SIMD4<Float>.self))
+        let magnitude = unsafeBitCast(unsafeBitCast(f, to: SIMD4<UInt32>.self) & 0x7fff_ffff, to: SIMD4<Float>.self)
+        let step = magnitude * 0x1p-22 + .leastNonzeroMagnitude
+        return (f - step, f + step)
     }
 
     /// The least `Float` at or above `v` (a finite number, or +∞): a radius search's reach,

@@ -125,8 +125,6 @@ import Geodesy
     @Test func queryCoordinatesRoundOutwardToTheNeighbouringFloats() {
         // The oracles: Float(v), then the standard library's nextDown and nextUp.
         func up(_ v: Double) -> Float { let f = Float(v); return Double(f) < v ? f.nextUp : f }
-        func stepDown(_ v: Double) -> Float { Float(v) == 0 ? -.leastNonzeroMagnitude : Float(v).nextDown }
-        func stepUp(_ v: Double) -> Float { Float(v) == 0 ? .leastNonzeroMagnitude : Float(v).nextUp }
         var values: [Double] = [0, -0.0, 1, -1, 0.5, -0.5, 1e-50, -1e-50, 0x1p-149, -0x1p-149, 0x1p-150, -0x1p-150,
                                 0x1.8p-150, -0x1.8p-150, 0x1p-126, -0x1p-126, Double(Float.leastNormalMagnitude).nextDown,
                                 1 - 0x1p-60, -(1 - 0x1p-60), Double(Float(0.1)), Double(Float(0.1)).nextUp, Double(Float(0.1)).nextDown]
@@ -137,13 +135,19 @@ import Geodesy
             let hi = FloatQuery.above(v)
             #expect(hi.bitPattern == up(v).bitPattern && Double(hi) >= v, "above(\(v)) = \(hi), expected \(up(v))")
         }
-        // Four lanes at a time, each in its own place.
-        for i in stride(from: 0, to: values.count - 3, by: 4) {
+        // Four lanes at a time, each in its own place: below and above the value, one to
+        // five steps from its nearest `Float` (the steps by `nextDown` and `nextUp`).
+        values += [Double(Float.greatestFiniteMagnitude) / 4, 0x1p-100, 1.0.nextDown, 0.5.nextUp, -(0.5.nextUp)]
+        func steps(_ n: Int, from f: Float, up: Bool) -> Float { (0..<n).reduce(f) { x, _ in up ? x.nextUp : x.nextDown } }
+        for i in stride(from: 0, to: values.count - 3, by: 1) {
             let v = SIMD4(values[i], values[i + 1], values[i + 2], values[i + 3])
             let (lo, hi) = FloatQuery.outward(v)
             for lane in 0..<4 {
-                #expect(lo[lane].bitPattern == stepDown(v[lane]).bitPattern && Double(lo[lane]) < v[lane], "outward(\(v[lane])).lo = \(lo[lane])")
-                #expect(hi[lane].bitPattern == stepUp(v[lane]).bitPattern && Double(hi[lane]) > v[lane], "outward(\(v[lane])).hi = \(hi[lane])")
+                let f = Float(v[lane])
+                #expect(Double(lo[lane]) < v[lane] && lo[lane] <= steps(1, from: f, up: false) && lo[lane] >= steps(5, from: f, up: false),
+                        "outward(\(v[lane])).lo = \(lo[lane])")
+                #expect(Double(hi[lane]) > v[lane] && hi[lane] >= steps(1, from: f, up: true) && hi[lane] <= steps(5, from: f, up: true),
+                        "outward(\(v[lane])).hi = \(hi[lane])")
             }
         }
     }
