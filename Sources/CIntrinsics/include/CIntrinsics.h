@@ -1,6 +1,6 @@
-// Three things Swift cannot reach on its own: glibc's sincos, which Swift's Glibc module does
-// not export (it needs _GNU_SOURCE), the compiler's prefetch hints, and a vector compare
-// turned into bits with one mask move.
+// What Swift cannot reach on its own: glibc's sincos, which Swift's Glibc module does not
+// export (it needs _GNU_SOURCE), the compiler's prefetch hints, a vector compare turned into
+// bits with one mask move, and a vector maximum in registers.
 #ifndef WAYFARE_CINTRINSICS_H
 #define WAYFARE_CINTRINSICS_H
 #ifndef _GNU_SOURCE
@@ -47,6 +47,16 @@ static inline unsigned wayfare_lanes_equal(wayfare_float8 v, float x) {
 static inline unsigned wayfare_lanes_at_most(wayfare_float8 v, float x) {
     wayfare_bool8 m = __builtin_convertvector(v <= x, wayfare_bool8);
     return (unsigned char)__builtin_bit_cast(unsigned char, m);
+}
+
+/// For each lane, the gap between the interval [lo, hi] and [qlo, qhi], or 0 where they
+/// overlap: max(lo − qhi, qlo − hi, 0). Written with the vector `?:`, which the compiler
+/// makes a `maxps` and a masked zero (five instructions a half, where Swift's bit masks
+/// took nine and `pointwiseMax` is an out-of-line call).
+static inline wayfare_float8 wayfare_gaps(wayfare_float8 lo, wayfare_float8 hi, wayfare_float8 qlo, wayfare_float8 qhi) {
+    wayfare_float8 below = lo - qhi, above = qlo - hi, zero = 0;
+    wayfare_float8 gap = below > above ? below : above;
+    return gap > zero ? gap : zero;
 }
 
 #endif
