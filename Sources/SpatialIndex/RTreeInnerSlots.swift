@@ -10,17 +10,35 @@ import CIntrinsics
 /// Why: a query mostly computes box distances. Slot by slot, each took about 32
 /// instructions (six `Float` bounds widened to `Double`, then the gaps); for eight lanes at
 /// once, about 80 (`FloatQuery.lowerBounds(of:)`).
+///
+/// Why this order: what a search in a city reads (the x and y bounds and the children,
+/// `FloatQuery.planarLowerBounds(of:)`) comes first, 160 bytes side by side, and the z
+/// bounds, which it skips, last; so a node it opens costs three or four cache lines of
+/// the five it spans.
 struct InnerNodeSlots: Sendable {
-    var minX, minY, minZ, maxX, maxY, maxZ: SIMD8<Float>
+    var minX, maxX, minY, maxY: SIMD8<Float>
     var child: SIMD8<Int32>
-    // `InnerSlotArray`'s subscript reads and writes the lanes as 56 words in this order.
+    var minZ, maxZ: SIMD8<Float>
+    // `InnerSlotArray`'s subscript reads and writes the lanes as 56 words in this order
+    // (`Word`).
+
+    /// Where each vector starts among a node's 56 words.
+    enum Word {
+        static var minX: Int { 0 }
+        static var maxX: Int { 8 }
+        static var minY: Int { 16 }
+        static var maxY: Int { 24 }
+        static var child: Int { 32 }
+        static var minZ: Int { 40 }
+        static var maxZ: Int { 48 }
+    }
 
     /// Every box empty, every child -1.
     static let empty: InnerNodeSlots = {
         let e = FloatBox.empty
-        return InnerNodeSlots(minX: .init(repeating: e.minX), minY: .init(repeating: e.minY), minZ: .init(repeating: e.minZ),
-                              maxX: .init(repeating: e.maxX), maxY: .init(repeating: e.maxY), maxZ: .init(repeating: e.maxZ),
-                              child: .init(repeating: -1))
+        return InnerNodeSlots(minX: .init(repeating: e.minX), maxX: .init(repeating: e.maxX), minY: .init(repeating: e.minY),
+                              maxY: .init(repeating: e.maxY), child: .init(repeating: -1), minZ: .init(repeating: e.minZ),
+                              maxZ: .init(repeating: e.maxZ))
     }()
 }
 
@@ -34,8 +52,11 @@ struct InnerSlotArray: Sendable {
 
     init() {
         precondition(RTreeCore.fanout == 8, "one lane per child: the fanout must be the vectors' width")
-        precondition(MemoryLayout<InnerNodeSlots>.stride == 224 && MemoryLayout<InnerNodeSlots>.offset(of: \.child) == 192,
-                     "InnerNodeSlots is read as 56 words, the bounds first")
+        typealias W = InnerNodeSlots.Word
+        let words: [(PartialKeyPath<InnerNodeSlots>, Int)] = [(\.minX, W.minX), (\.maxX, W.maxX), (\.minY, W.minY), (\.maxY, W.maxY),
+                                                              (\.child, W.child), (\.minZ, W.minZ), (\.maxZ, W.maxZ)]
+        precondition(MemoryLayout<InnerNodeSlots>.stride == 224 && words.allSatisfy { MemoryLayout.offset(of: $0.0) == 4 * $0.1 },
+                     "InnerNodeSlots is read as 56 words, in the order of InnerNodeSlots.Word")
     }
 
     /// Slot `s` as a box and a child.
@@ -53,27 +74,30 @@ struct InnerSlotArray: Sendable {
     @inline(__always)
     func box(at s: Int) -> FloatBox {
         words(s) { w, i in
-            FloatBox(minX: Float(bitPattern: w[i]), minY: Float(bitPattern: w[8 + i]), minZ: Float(bitPattern: w[16 + i]),
-                     maxX: Float(bitPattern: w[24 + i]), maxY: Float(bitPattern: w[32 + i]), maxZ: Float(bitPattern: w[40 + i]))
+            typealias W = InnerNodeSlots.Word
+            return FloatBox(minX: Float(bitPattern: w[W.minX + i]), minY: Float(bitPattern: w[W.minY + i]),
+                            minZ: Float(bitPattern: w[W.minZ + i]), maxX: Float(bitPattern: w[W.maxX + i]),
+                            maxY: Float(bitPattern: w[W.maxY + i]), maxZ: Float(bitPattern: w[W.maxZ + i]))
         }
     }
 
     /// The child (leaf or inner node) of slot `s`.
     @inline(__always)
-    func child(at s: Int) -> Int32 { words(s) { w, i in Int32(bitPattern: w[48 + i]) } }
+    func child(at s: Int) -> Int32 { words(s) { w, i in Int32(bitPattern: w[InnerNodeSlots.Word.child + i]) } }
 
     /// Sets the box of slot `s`.
     @inline(__always)
     mutating func setBox(_ b: FloatBox, at s: Int) {
         mutatingWords(s) { w, i in
-            w[i] = b.minX.bitPattern; w[8 + i] = b.minY.bitPattern; w[16 + i] = b.minZ.bitPattern
-            w[24 + i] = b.maxX.bitPattern; w[32 + i] = b.maxY.bitPattern; w[40 + i] = b.maxZ.bitPattern
+            typealias W = InnerNodeSlots.Word
+            w[W.minX + i] = b.minX.bitPattern; w[W.minY + i] = b.minY.bitPattern; w[W.minZ + i] = b.minZ.bitPattern
+            w[W.maxX + i] = b.maxX.bitPattern; w[W.maxY + i] = b.maxY.bitPattern; w[W.maxZ + i] = b.maxZ.bitPattern
         }
     }
 
     /// Sets the child of slot `s`.
     @inline(__always)
-    mutating func setChild(_ c: Int32, at s: Int) { mutatingWords(s) { w, i in w[48 + i] = UInt32(bitPattern: c) } }
+    mutating func setChild(_ c: Int32, at s: Int) { mutatingWords(s) { w, i in w[InnerNodeSlots.Word.child + i] = UInt32(bitPattern: c) } }
 
     /// The box of all of node `n`'s children: the least and greatest lane of each bound
     /// (the slots past its count hold empty boxes, which change neither).
