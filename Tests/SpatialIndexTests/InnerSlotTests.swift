@@ -122,7 +122,7 @@ import Geodesy
         #expect(slots[13].child == 7 && slots[13].stored == written[13].stored)
     }
 
-    @Test func queryCoordinatesRoundOutwardToTheNeighbouringFloats() {
+    @Test func queryCoordinatesRoundOutwardByAFewSteps() {
         // The oracles: Float(v), then the standard library's nextDown and nextUp.
         func up(_ v: Double) -> Float { let f = Float(v); return Double(f) < v ? f.nextUp : f }
         var values: [Double] = [0, -0.0, 1, -1, 0.5, -0.5, 1e-50, -1e-50, 0x1p-149, -0x1p-149, 0x1p-150, -0x1p-150,
