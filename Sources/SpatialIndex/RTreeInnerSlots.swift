@@ -213,7 +213,8 @@ struct FloatQuery {
     ///
     /// In C (`wayfare_gaps`) for its vector `?:`, a `maxps`: Swift's `pointwiseMax` is an
     /// out-of-line call, and clearing each difference's negative lanes through its sign bit
-    /// and adding them took four instructions more a half (16 a node).
+    /// and adding them took about four instructions more a half (a k = 1 query opens four
+    /// nodes: 1,956 instructions became 1,888).
     @inline(__always)
     static func gaps(_ lo: SIMD8<Float>, _ hi: SIMD8<Float>, _ qLo: SIMD8<Float>, _ qHi: SIMD8<Float>) -> SIMD8<Float> {
         wayfare_gaps(lo, hi, qLo, qHi)

@@ -51,8 +51,8 @@ static inline unsigned wayfare_lanes_at_most(wayfare_float8 v, float x) {
 
 /// For each lane, the gap between the interval [lo, hi] and [qlo, qhi], or 0 where they
 /// overlap: max(lo − qhi, qlo − hi, 0). Written with the vector `?:`, which the compiler
-/// makes a `maxps` and a masked zero (five instructions a half, where Swift's bit masks
-/// took nine and `pointwiseMax` is an out-of-line call).
+/// makes a `maxps` and a masked zero (about six instructions a half, where Swift's
+/// sign-bit masks and an add took about ten, and `pointwiseMax` is an out-of-line call).
 static inline wayfare_float8 wayfare_gaps(wayfare_float8 lo, wayfare_float8 hi, wayfare_float8 qlo, wayfare_float8 qhi) {
     wayfare_float8 below = lo - qhi, above = qlo - hi, zero = 0;
     wayfare_float8 gap = below > above ? below : above;
