@@ -202,6 +202,10 @@ func build(_ pts: [Coordinate], tags: [UInt32]? = nil) -> RTree<Int> {
             let copies = [s, 400 + s, 800 + s]
             #expect(tree.nearest(1, to: spots[s]).map { Int($0.entry.rawValue) } == [s])
             #expect(tree.nearest(3, to: spots[s]).map { Int($0.entry.rawValue) } == copies)
+            // Fewer places than copies: a copy met once the kept ones are all at 0 must still
+            // displace a higher id (a leaf loop that drops points at exactly the k-th
+            // distance fails here).
+            #expect(tree.nearest(2, to: spots[s]).map { Int($0.entry.rawValue) } == Array(copies.prefix(2)))
             if Set(copies.map { tree.core.places[$0].leaf }).count > 1 { straddled += 1 }
         }
         #expect(straddled >= 20, "too few spots whose copies lie in different leaves: \(straddled)")
