@@ -8,6 +8,13 @@ struct LeafSlot: Sendable {
     var entry: Int32
     var tag: UInt32
     var stamp: Int64
+
+    /// The squared chord to `q` (as `SpherePoint.chord2(to:)`, from the slot's side).
+    @inline(__always)
+    func chord2(to q: SpherePoint) -> Double {
+        let dx = x - q.x, dy = y - q.y, dz = z - q.z
+        return dx * dx + dy * dy + dz * dz
+    }
 }
 
 /// One child of an inner node: its box and its id (a leaf or an inner node).

@@ -364,44 +364,40 @@ extension RTreeCore {
                                      into keeper: inout Keeper) {
         let base = leaf * Self.leafCapacity
         let slots = base..<(base + Int(leaves[leaf].count))
+        if filter.acceptsEveryTag && bound.admitsAll {
+            // The bare search (no filter, no radius): the same loop without the filter's three
+            // tests and the radius test, a quarter of the instructions a point takes (k = 1:
+            // 29 → 22 a point, 22 points a query). The one test left is what `.all` still
+            // turns away, a zero tag. Chosen once a leaf, so always guessed right.
+            scan(slots, q: q, accepts: { $0.tag != 0 }, admits: { _ in true }, prune2: .infinity, into: &keeper)
+        } else {
+            scan(slots, q: q, accepts: { filter.accepts(tag: $0.tag, stamp: $0.stamp) }, admits: bound.admits,
+                 prune2: bound.prune2, into: &keeper)
+        }
+    }
+
+    /// The leaf loop of `scan(leaf:q:filter:bound:into:)`, for the two tests it is given
+    /// (inlined with them, so each form compiles to its own loop).
+    @inline(__always)
+    private func scan<Keeper: NearestKeeper>(_ slots: Range<Int>, q: SpherePoint, accepts: (LeafSlot) -> Bool,
+                                             admits: (Double) -> Bool, prune2: Double, into keeper: inout Keeper) {
         // The farthest a point may be to matter, kept in a local: most points fail this one
         // comparison (at an equal distance the entry id decides, in the keeper).
-        var limit = min(keeper.reach, bound.prune2)
-        if filter.acceptsEveryTag && bound.admitsAll {
-            // The bare search (no filter, no radius): a loop without the filter's three tests
-            // and the radius test, a quarter of the instructions a point takes (k = 1: 29 → 22
-            // a point, 22 points a query). The one test left is what `.all` still turns away,
-            // a zero tag; decided once a leaf, so always guessed right.
-            for s in slots {
-                let slot = leafSlots[s]
-                guard slot.tag != 0 else { continue }
-                let dx = slot.x - q.x, dy = slot.y - q.y, dz = slot.z - q.z
-                let d2 = dx * dx + dy * dy + dz * dz
-                if Keeper.offersWithoutBranching {
-                    keeper.offer(QueueItem(d2: d2, id: slot.entry, level: -1))
-                    continue
-                }
-                guard d2 <= limit else { continue }
-                keeper.offer(QueueItem(d2: d2, id: slot.entry, level: -1))
-                limit = keeper.reach
-            }
-            return
-        }
+        var limit = min(keeper.reach, prune2)
         for s in slots {
             let slot = leafSlots[s]
-            guard filter.accepts(tag: slot.tag, stamp: slot.stamp) else { continue }
-            let dx = slot.x - q.x, dy = slot.y - q.y, dz = slot.z - q.z
-            let d2 = dx * dx + dy * dy + dz * dz
+            guard accepts(slot) else { continue }
+            let d2 = slot.chord2(to: q)
             if Keeper.offersWithoutBranching {
                 // Every point in the radius: a test against the reach first would be a branch
                 // guessed wrong at random.
-                guard bound.admits(d2) else { continue }
+                guard admits(d2) else { continue }
                 keeper.offer(QueueItem(d2: d2, id: slot.entry, level: -1))
                 continue
             }
-            guard d2 <= limit, bound.admits(d2) else { continue }
+            guard d2 <= limit, admits(d2) else { continue }
             keeper.offer(QueueItem(d2: d2, id: slot.entry, level: -1))
-            limit = min(keeper.reach, bound.prune2)
+            limit = min(keeper.reach, prune2)
         }
     }
 
@@ -453,8 +449,7 @@ extension RTreeCore {
                     for s in base..<end {
                         let slot = leafSlots[s]
                         guard filter.accepts(tag: slot.tag, stamp: slot.stamp) else { continue }
-                        let dx = slot.x - q.x, dy = slot.y - q.y, dz = slot.z - q.z
-                        let d2 = dx * dx + dy * dy + dz * dz
+                        let d2 = slot.chord2(to: q)
                         if bound.admits(d2) { out[n] = Neighbour(entry: EntryID(rawValue: slot.entry), chord2: d2); n += 1 }
                     }
                     return n
