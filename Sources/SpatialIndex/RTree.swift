@@ -76,7 +76,7 @@ public struct Neighbour: Hashable, Sendable, BitwiseCopyable {
     /// The squared chord between the unit vectors (the search's own measure).
     public let chord2: Double
     /// Great-circle distance in metres on the mean sphere.
-    public var distance: Double { ChordDistance.metres(chord2: chord2) }
+    @inlinable public var distance: Double { ChordDistance.metres(chord2: chord2) }
 
     /// The answers' order: nearer first, then the lower entry id (as `QueueItem.before`).
     @inline(__always)
@@ -166,7 +166,7 @@ public struct RTree<Payload: Sendable>: Sendable {
 
     /// Asks the memory for the payloads of a search's answers before they are read with
     /// `payload(of:)`, so that their cache misses overlap instead of coming one by one.
-    package func prefetchPayloads(of found: [Neighbour]) {
+    @inlinable package func prefetchPayloads(of found: [Neighbour]) {
         payloads.withUnsafeBufferPointer { b in
             for n in found {
                 let e = Int(n.entry.rawValue)

@@ -262,21 +262,22 @@ extension RTreeCore {
     /// `result`; nothing is allocated once the workspace and result have grown.
     @usableFromInline func nearest(_ k: Int, to point: Coordinate, within radius: Double = .infinity,
                                    filter: EntryFilter = .all, into result: inout [Neighbour], using w: SearchWorkspace) {
-        // The previous answer of one (a caller asking for k = 1 over and over) is dropped with
-        // `removeLast`: `removeAll(keepingCapacity:)` goes through the standard library's
-        // generic `replaceSubrange`, 85 instructions, 4 % of a k = 1 query.
-        if result.count == 1 { result.removeLast() } else { result.removeAll(keepingCapacity: true) }
-        guard k > 0, count > 0 else { return }
+        guard k > 0, count > 0 else { result.removeAll(keepingCapacity: true); return }
         let q = frame.point(point)
         let bound = RadiusBound(radius)
         if k == 1 {
+            // The previous answer of one (a caller asking for k = 1 over and over) is dropped
+            // with `removeLast`: `removeAll(keepingCapacity:)` goes through the standard
+            // library's generic `replaceSubrange`, 85 instructions, 4 % of a k = 1 query.
+            if result.count == 1 { result.removeLast() } else { result.removeAll(keepingCapacity: true) }
             var one = OneBest()
             search(&one, q: q, filter: filter, bound: bound, using: w)
             if let item = one.found { result.append(Neighbour(entry: EntryID(rawValue: item.id), chord2: item.d2)) }
             return
         }
         if k <= FewBest.limit {
-            // The kept entries are written in the workspace's buffer, then copied out at once.
+            // The kept entries are written in the workspace's buffer, then replace the
+            // result's contents in one call (not emptied, then appended to: two calls).
             var found = w.found
             defer { w.found = found }
             found.removeAll()
@@ -285,9 +286,10 @@ extension RTreeCore {
                 search(&few, q: q, filter: filter, bound: bound, using: w)
                 return few.count
             }
-            result.append(contentsOf: found.elements)
+            result.replaceSubrange(result.indices, with: found.elements)
             return
         }
+        result.removeAll(keepingCapacity: true)
         // The heap is swapped out of the workspace and back (not copied), so its buffer
         // stays unique and is reused.
         var kept = KBest(k, heap: Heap())
