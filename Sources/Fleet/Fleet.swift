@@ -432,8 +432,7 @@ public final class Fleet: Sendable {
     public func nearest(_ k: Int, to point: Coordinate, types: Set<CabType>? = nil,
                         statuses: Set<CabStatus>? = nil, within radius: Double = .infinity,
                         now: Date? = nil, using w: FleetWorkspace, into result: inout [NearbyCab]) {
-        result.removeAll(keepingCapacity: true)
-        guard k > 0 else { return }
+        guard k > 0 else { result.removeAll(keepingCapacity: true); return }
         let clockTime = clock.now()
         let filter = self.filter(types: types, statuses: statuses, now: now ?? clockTime)
         read(at: clockTime) { r in search(k, to: point, within: radius, filter: filter, in: r, using: w, into: &result) }
@@ -462,12 +461,19 @@ public final class Fleet: Sendable {
     private static func search(_ k: Int, to point: Coordinate, within radius: Double, filter: EntryFilter,
                                tree: RTree<Int32>, search: SearchWorkspace,
                                neighbours: inout [Neighbour], into found: inout [NearbyCab]) {
-        found.removeAll(keepingCapacity: true)
         tree.nearest(k, to: point, within: radius, filter: filter, into: &neighbours, using: search)
         tree.prefetchPayloads(of: neighbours)
-        for n in neighbours {
-            guard let c = tree.payload(of: n) else { continue }
-            found.append(NearbyCab(handle: CabHandle(slot: c), distance: n.distance))
+        // The answers are made in a buffer on the stack, then replace `found`'s contents in
+        // one call: an append per answer checked the array's uniqueness and capacity each
+        // time, and emptying it first was a call of its own.
+        withUnsafeTemporaryAllocation(of: NearbyCab.self, capacity: neighbours.count) { made in
+            var count = 0
+            for n in neighbours {
+                guard let c = tree.payload(of: n) else { continue }
+                made.initializeElement(at: count, to: NearbyCab(handle: CabHandle(slot: c), distance: n.distance))
+                count += 1
+            }
+            found.replaceSubrange(found.indices, with: UnsafeBufferPointer(rebasing: made[..<count]))
         }
     }
 
@@ -562,14 +568,19 @@ public final class Fleet: Sendable {
 
 /// Scratch space for a thread's fleet searches: pass the same one to every search, so that a
 /// search allocates nothing but its answer. Not `Sendable`: one per thread.
+///
+/// `@exclusivity(unchecked)`: the fleet's searches take a buffer out and put it back, and
+/// never hold two accesses to one property at once; the runtime's bookkeeping of each
+/// access was about 150 instructions of every query. (It never caught races between
+/// threads: a workspace is one thread's.)
 public final class FleetWorkspace {
     let search = SearchWorkspace()
-    var neighbours: [Neighbour] = []
-    var found: [NearbyCab] = []
-    var entries: [EntryID] = []
+    @exclusivity(unchecked) var neighbours: [Neighbour] = []
+    @exclusivity(unchecked) var found: [NearbyCab] = []
+    @exclusivity(unchecked) var entries: [EntryID] = []
     /// When the data of the last search made with this workspace was published, on the
     /// fleet's clock: how old the answer could be (for monitoring and benchmarks).
-    public internal(set) var lastSearchDataTime: Date?
+    @exclusivity(unchecked) public internal(set) var lastSearchDataTime: Date?
     /// Empty scratch space; it grows to what the searches need and keeps it.
     public init() {}
 }

@@ -176,12 +176,12 @@ final class Replicas: @unchecked Sendable {
     @inline(__always)
     func read<R>(_ body: (Replica) -> R) -> R {
         if versionIndex.load(ordering: .sequentiallyConsistent) == 0 {
-            counter0.value.add(1, ordering: .sequentiallyConsistent)
-            defer { counter0.value.subtract(1, ordering: .sequentiallyConsistent) }
+            counter0.value.wrappingAdd(1, ordering: .sequentiallyConsistent)
+            defer { counter0.value.wrappingSubtract(1, ordering: .sequentiallyConsistent) }
             return body(readSide.load(ordering: .sequentiallyConsistent) == 0 ? left : right)
         } else {
-            counter1.value.add(1, ordering: .sequentiallyConsistent)
-            defer { counter1.value.subtract(1, ordering: .sequentiallyConsistent) }
+            counter1.value.wrappingAdd(1, ordering: .sequentiallyConsistent)
+            defer { counter1.value.wrappingSubtract(1, ordering: .sequentiallyConsistent) }
             return body(readSide.load(ordering: .sequentiallyConsistent) == 0 ? left : right)
         }
     }
