@@ -144,8 +144,10 @@ extension ContractionHierarchy {
             }
             for k in Int(upFirst[u])..<Int(upFirst[u + 1]) {
                 let a = up[k], x = Int(a.node), nd = plus(d, a.weight)
+                // The length only for an arc that improves (see `settleUpwards`).
+                guard nd <= limit, side.improves(x, to: nd, gen: gen) else { continue }
                 let length = plus(lengths[u], lengthDm(of: a.edge, original: originalLengths))
-                if nd <= limit, length <= maxLength, side.improve(x, to: nd, edge: a.edge, from: u, gen: gen) {
+                if length <= maxLength, side.improve(x, to: nd, edge: a.edge, from: u, gen: gen) {
                     lengths[x] = length
                     side.heap.push(nd, x)
                 }

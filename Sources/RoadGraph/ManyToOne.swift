@@ -1,3 +1,5 @@
+import CIntrinsics
+
 /// The two phases of the hierarchy's many-to-one search (see `Router.hierarchyToTarget`),
 /// written over arrays passed in so that the inner loops touch plain local storage.
 extension ContractionHierarchy {
@@ -15,6 +17,9 @@ extension ContractionHierarchy {
             settled.append(UInt32(truncatingIfNeeded: u))
             for k in Int(downFirst[u])..<Int(downFirst[u + 1]) {
                 let a = down[k], x = Int(a.node), nd = plus(d, a.weight)
+                // The arc's length only for an arc that improves: its lookup is likely a
+                // cache miss, and most arcs lead to a node already reached more cheaply.
+                guard side.improves(x, to: nd, gen: gen) else { continue }
                 let length = plus(lengths[u], lengthDm(of: a.edge, original: originalLengths))
                 if length <= maxLength, side.improve(x, to: nd, edge: a.edge, from: u, gen: gen) {
                     lengths[x] = length
@@ -45,23 +50,40 @@ extension ContractionHierarchy {
                     if memo.labels[v].stamp == gen { stack.removeLast(); continue }
                     memo.labels[v].stamp = gen; memo.labels[v].node = 0
                     stack[stack.count - 1] = top | finish
-                    for k in arcs where memo.labels[Int(up[k].node)].stamp != gen { stack.append(up[k].node) }
+                    for k in arcs where memo.labels[Int(up[k].node)].stamp != gen {
+                        stack.append(up[k].node)
+                        prefetchWalk(of: Int(up[k].node), target: target, targetLengths: targetLengths, lengths: lengths)
+                    }
                     continue
                 }
                 stack.removeLast()
                 var best = target.labels[v].stamp == gen ? target.labels[v].dist : .max
-                var length = best == .max ? 0 : targetLengths[v]
+                // The best arc up, if any beats the target label: its length is looked up
+                // once, after the loop (each lookup is likely a cache miss of its own).
+                var bestArc = -1
                 for k in arcs {
                     let a = up[k], x = Int(a.node)
                     // A neighbour still open lies on a cycle, which only a crafted file has.
                     guard memo.labels[x].stamp == gen, memo.labels[x].node == 1, memo.labels[x].dist != .max else { continue }
                     let c = plus(a.weight, memo.labels[x].dist)
-                    if c < best { best = c; length = plus(lengthDm(of: a.edge, original: originalLengths), lengths[x]) }
+                    if c < best { best = c; bestArc = k }
                 }
+                let length = bestArc >= 0 ? plus(lengthDm(of: up[bestArc].edge, original: originalLengths), lengths[Int(up[bestArc].node)])
+                    : best == .max ? 0 : targetLengths[v]
                 memo.labels[v].dist = best; lengths[v] = length; memo.labels[v].node = 1
                 count += 1
             }
         }
         return count
+    }
+
+    /// Asks for what `walkUp` reads and writes of node `x` when it comes to it: the start of
+    /// its arcs, its target label and length, and its own length.
+    @inline(__always) func prefetchWalk(of x: Int, target: SearchSide, targetLengths: [UInt32], lengths: [UInt32]) {
+        guard x >= 0, x < upFirst.count, x < target.labels.count, x < targetLengths.count, x < lengths.count else { return }
+        upFirst.withUnsafeBufferPointer { wayfare_prefetch($0.baseAddress! + x) }
+        target.labels.withUnsafeBufferPointer { wayfare_prefetch($0.baseAddress! + x) }
+        targetLengths.withUnsafeBufferPointer { wayfare_prefetch($0.baseAddress! + x) }
+        lengths.withUnsafeBufferPointer { wayfare_prefetch_for_writing(UnsafeMutablePointer(mutating: $0.baseAddress! + x)) }
     }
 }

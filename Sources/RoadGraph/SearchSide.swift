@@ -27,10 +27,15 @@ struct SearchSide {
 
     mutating func resetStamps() { for i in labels.indices { labels[i].stamp = 0 } }
 
+    /// Whether cost d would be new or better for x: what `improve` checks before it records.
+    @inline(__always) func improves(_ x: Int, to d: UInt32, gen: UInt32) -> Bool {
+        let old = labels[x]
+        return old.stamp != gen || d < old.dist
+    }
+
     /// Records x at cost d (reached by `edge` from `u`) if that is new or better.
     @inline(__always) mutating func improve(_ x: Int, to d: UInt32, edge: UInt32, from u: Int, gen: UInt32) -> Bool {
-        let old = labels[x]
-        guard old.stamp != gen || d < old.dist else { return false }
+        guard improves(x, to: d, gen: gen) else { return false }
         labels[x] = Label(dist: d, edge: edge, node: UInt32(u), stamp: gen)
         return true
     }
