@@ -438,16 +438,17 @@ public final class Fleet: Sendable {
         read(at: clockTime) { r in search(k, to: point, within: radius, filter: filter, in: r, using: w, into: &result) }
     }
 
-    /// The search behind both `nearest` forms, into `found` (the caller's array, or for the
-    /// `CabMatch` form the workspace's, taken out of it for the search: appending to a
-    /// class's stored array checks exclusivity and uniqueness per element).
+    /// The search behind both `nearest` forms: its answers replace `found`'s contents (the
+    /// caller's array, or for the `CabMatch` form the workspace's, taken out of it for the
+    /// search and put back, so that the search works on a local array, not through the
+    /// object).
     ///
     /// The tree's filter is the whole test, freshness included: its stamps are the report
     /// times in order (`stamp(_:)`), so no answer is checked again here.
     private func search(_ k: Int, to point: Coordinate, within radius: Double, filter: EntryFilter,
                         in r: Replica, using w: FleetWorkspace, into found: inout [NearbyCab]) {
         w.lastSearchDataTime = Date(timeIntervalSinceReferenceDate: replicas.publishedTime)
-        // The neighbours buffer is taken out of the workspace for the same reason.
+        // The neighbours buffer is taken out of the workspace and put back likewise.
         var neighbours: [Neighbour] = []
         swap(&neighbours, &w.neighbours)
         defer { swap(&neighbours, &w.neighbours) }
