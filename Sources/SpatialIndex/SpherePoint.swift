@@ -180,7 +180,7 @@ public enum ChordDistance {
     ///
     /// Below c/2 = 2⁻⁶ (199 km, so every search within a city) the arcsine is its series,
     /// x + x³/6 + 3x⁵/40 + 5x⁷/112 + 35x⁹/1152, inline: a fleet query converts each of its
-    /// answers, and libm's `asin` was a call of some 30 instructions apiece. The first term
+    /// answers, and libm's `asin` was a call of 39 instructions apiece. The first term
     /// left out is under 2⁻⁶⁵ of the sum there, so the result is within an ulp of the exact
     /// value, as libm's is (`ChordDistanceTests` checks both against `Float80`); and every
     /// step (square root, products and sums of positive numbers) rounds monotonically, so a
