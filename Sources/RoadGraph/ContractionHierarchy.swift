@@ -41,9 +41,9 @@ struct ContractionHierarchy: Sendable {
     /// Derived at load, not stored: the length (dm) of the original edges each shortcut
     /// stands for, so that many-to-one ETAs give metres without unpacking paths.
     var shortcutLengthDm: [UInt32] = []
-    /// Derived at load, not stored, for the distance metric only: each rank's point on the
-    /// unit sphere, for the straight-line bound of a goal-directed query (`StraightLineBound`).
-    var unitByRank: [SIMD4<Float>] = []
+    /// Each rank's costs from and to the landmarks, for the landmarks' bound
+    /// (`LandmarkBound`); stored in the graph file, empty for a small network.
+    var landmarks = LandmarkTable()
 
     /// How many contractions and simulations ran their searches on two threads (not
     /// stored in the graph file).
@@ -54,7 +54,7 @@ struct ContractionHierarchy: Sendable {
     var shortcutCount: Int { shortcutFirst.count }
     var memoryBytes: Int {
         (rank.count + upFirst.count + downFirst.count + shortcutFirst.count * 2 + shortcutLengthDm.count) * 4 + (up.count + down.count) * 12
-            + unitByRank.count * 16
+            + landmarks.memoryBytes
     }
 
     init() {}

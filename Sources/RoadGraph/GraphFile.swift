@@ -6,13 +6,14 @@ import Foundation
 /// A `BinaryFile` container (magic "WFGRAPH\0") whose payload is every array of the
 /// `RoadNetwork` — nodes, forward and backward CSR adjacency, edge lengths and times,
 /// geometry pieces, street names, toll ways (version 2) — and both contraction hierarchies,
-/// laid out in rank order with each node's rank (version 3), and each edge's turn cost
-/// (version 4, empty when no turn is priced); every array as a count followed
+/// laid out in rank order with each node's rank (version 3), each edge's turn cost
+/// (version 4, empty when no turn is priced) and each hierarchy's landmark costs (version
+/// 5, empty for a small network); every array as a count followed
 /// by its elements. Loading is one read, a checksum, array copies and a
 /// validation of every index a query can follow, so a crafted file cannot make a query
 /// read out of bounds; the snapping index and heuristic scales are rebuilt (milliseconds).
 public enum GraphFile {
-    package static let container = BinaryFile(magic: "WFGRAPH\0", version: 4, kind: "graph file")
+    package static let container = BinaryFile(magic: "WFGRAPH\0", version: 5, kind: "graph file")
     /// Bumped whenever the payload layout changes; other versions are refused.
     public static var version: UInt32 { container.version }
 
@@ -43,6 +44,7 @@ public enum GraphFile {
             w.int(h.originalEdgeCount)
             w.array(h.rank); w.array(h.upFirst); w.array(h.up); w.array(h.downFirst); w.array(h.down)
             w.array(h.shortcutFirst); w.array(h.shortcutSecond)
+            w.int(h.landmarks.count); w.array(h.landmarks.distances)
         }
     }
 
@@ -68,9 +70,11 @@ public enum GraphFile {
             var hierarchies: [ContractionHierarchy] = []
             for _ in 0..<hierarchyCount {
                 let original = try r.int()
-                hierarchies.append(ContractionHierarchy(
+                var h = ContractionHierarchy(
                     rank: try r.array(), upFirst: try r.array(), up: try r.array(), downFirst: try r.array(), down: try r.array(),
-                    shortcutFirst: try r.array(), shortcutSecond: try r.array(), originalEdgeCount: original))
+                    shortcutFirst: try r.array(), shortcutSecond: try r.array(), originalEdgeCount: original)
+                h.landmarks = LandmarkTable(count: try r.int(), distances: try r.array())
+                hierarchies.append(h)
             }
             guard r.isAtEnd else { throw BinaryReader.Failure.inconsistent }
             var g = RoadNetwork(latE7: latE7, lonE7: lonE7, firstOut: firstOut, head: head, tail: tail,
@@ -147,6 +151,7 @@ extension ContractionHierarchy {
     func isConsistent(nodeCount n: Int, edgeCount m: Int) -> Bool {
         let total = m + shortcutFirst.count
         guard originalEdgeCount == m, shortcutSecond.count == shortcutFirst.count, Validate.permutation(rank, count: n),
+              landmarks.isConsistent(nodeCount: n),
               Validate.offsets(upFirst, count: n, limit: up.count), Validate.offsets(downFirst, count: n, limit: down.count),
               up.allSatisfy({ Int($0.node) < n && Int($0.edge) < total }),
               down.allSatisfy({ Int($0.node) < n && Int($0.edge) < total })

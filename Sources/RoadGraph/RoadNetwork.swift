@@ -159,19 +159,6 @@ public struct RoadNetwork: Sendable {
         heuristicScale = scale.map { $0.isFinite ? min($0 * 0.999, Self.maximumHeuristicScale) : 0 }
         segments = SegmentTree(latE7: pointLatE7, lonE7: pointLonE7, lineStart: pieceStart)
         for i in hierarchies.indices { hierarchies[i].deriveShortcutLengths(lengthDm) }
-        // Only the distance metric's queries are goal-directed: there the straight line is
-        // nearly the cost (a metre of road is a metre), while the time metric's bound divides
-        // by the fastest road's speed and is too loose to pay for itself (docs/benchmarks.md,
-        // "Shortest routes aim at their goal").
-        let d = Metric.distance.index
-        if hierarchies.count > d, heuristicScale[d] > 0, hierarchies[d].rank.count == n {
-            var units = [SIMD4<Float>](repeating: .zero, count: n)
-            for v in 0..<n {
-                let r = Int(hierarchies[d].rank[v])
-                if r < n { units[r] = SIMD4(Float(unitX[v]), Float(unitY[v]), Float(unitZ[v]), 0) }
-            }
-            hierarchies[d].unitByRank = units
-        }
     }
 
     /// The length of piece `p`'s polyline in metres (great-circle, point to point).
@@ -421,18 +408,23 @@ extension RoadNetwork {
 
         report.endPhase("layout", startedAt: &phaseStart)
 
-        // The two metrics contract independently, one per core.
+        // The two metrics contract independently, one per core, and each then finds its
+        // landmarks: the time metric's while the distance metric still contracts.
         let (tails, heads, weights, nodes) = (tail, head, [timeMs, lengthDm], kept)
+        let adjacency = LandmarkGraph(firstOut: firstOut, head: head, firstIn: firstIn, inEdge: inEdge, tail: tail)
+        let landmarkCounts = Metric.allCases.map { LandmarkTable.count(forNodes: kept, metric: $0) }
         var built = [ContractionHierarchy](repeating: ContractionHierarchy(), count: weights.count)
-        var seconds = [Double](repeating: 0, count: weights.count)
+        var seconds = [Double](repeating: 0, count: weights.count), landmarkSeconds = seconds
         // Each metric's share done; the caller hears their mean, one call at a time.
         let shares = Locked([Double](repeating: 0, count: weights.count))
         nonisolated(unsafe) let tell = progress  // called only under `shares`' lock
         built.withUnsafeMutableBufferPointer { buffer in
             seconds.withUnsafeMutableBufferPointer { secondsBuffer in
-                nonisolated(unsafe) let (out, took) = (buffer, secondsBuffer)  // each iteration writes only its own slots
+              landmarkSeconds.withUnsafeMutableBufferPointer { landmarkBuffer in
+                // Each iteration writes only its own slots.
+                nonisolated(unsafe) let (out, took, tookLandmarks) = (buffer, secondsBuffer, landmarkBuffer)
                 DispatchQueue.concurrentPerform(iterations: weights.count) { i in
-                    let start = ContinuousClock.now
+                    var start = ContinuousClock.now
                     out[i] = ContractionHierarchy(nodeCount: nodes, tail: tails, head: heads, weight: weights[i]) { share in
                         shares.withLock { s in
                             s[i] = share
@@ -440,12 +432,17 @@ extension RoadNetwork {
                         }
                     }
                     took[i] = (ContinuousClock.now - start).inSeconds
+                    start = ContinuousClock.now
+                    out[i].landmarks = LandmarkTable(count: landmarkCounts[i], graph: adjacency, weight: weights[i], rank: out[i].rank)
+                    tookLandmarks[i] = (ContinuousClock.now - start).inSeconds
                 }
+              }
             }
         }
         hierarchies = built
         for (i, metric) in Metric.allCases.enumerated() {
             report.phases.append(.init(name: "contraction (\(metric.rawValue))", seconds: seconds[i]))
+            if landmarkCounts[i] > 0 { report.phases.append(.init(name: "landmarks (\(metric.rawValue))", seconds: landmarkSeconds[i])) }
         }
         report.nodes = kept
         report.edges = head.count

@@ -9,7 +9,7 @@ public enum RoutingAlgorithm: String, Sendable, CaseIterable {
     /// A* with the straight-line distance (divided by the network's top speed for time).
     case astar
     /// Bidirectional search on the contraction hierarchy, with stall-on-demand; for the
-    /// distance metric, aimed at the goal by the straight line.
+    /// distance metric, aimed at the goal by landmarks (`LandmarkTable`).
     case hierarchy
 }
 
@@ -246,7 +246,7 @@ public final class Router {
         switch algorithm {
         case .dijkstra: found = searchOneWay(metric: metric, direct: shortcut?.cost, goal: nil)
         case .astar: found = searchOneWay(metric: metric, direct: shortcut?.cost, goal: t.coordinate)
-        case .hierarchy: found = searchHierarchy(metric: metric, direct: shortcut?.cost, from: s.coordinate, to: t.coordinate)
+        case .hierarchy: found = searchHierarchy(metric: metric, direct: shortcut?.cost)
         }
         guard let (cost, meet) = found else { throw .noRoute(from: s.coordinate, to: t.coordinate) }
         edges.removeAll(keepingCapacity: true)
@@ -313,16 +313,16 @@ public final class Router {
     }
 
     /// Bidirectional upward search on the hierarchy, with stall-on-demand; the seeds' nodes
-    /// are ranks, and so is the meeting node. Given the two ends and a hierarchy with
-    /// positions (the distance metric's), each side's queue is ordered by cost plus the
-    /// straight line to the other end, and stops once that reaches the best route found: a
-    /// node whose cost and rest of the way cannot beat it is never settled.
-    func searchHierarchy(metric: Metric, direct: UInt32?, from s: Coordinate? = nil, to t: Coordinate? = nil) -> (cost: UInt32, meet: Int)? {
+    /// are ranks, and so is the meeting node. Where the hierarchy has landmarks (an
+    /// import gives the distance metric's), each side's queue is ordered by cost plus their
+    /// lower bound on the rest of the way to the other end (`LandmarkBound`), and stops once
+    /// that reaches the best route found: a node whose cost and rest of the way cannot beat
+    /// it is never settled.
+    func searchHierarchy(metric: Metric, direct: UInt32?) -> (cost: UInt32, meet: Int)? {
         let ch = network.hierarchies[metric.index]
-        if let s, let t, !ch.unitByRank.isEmpty {
-            let scale = network.heuristicScale[metric.index]
-            return searchHierarchy(ch, direct: direct, towardsTarget: StraightLineBound(towards: t, scale: scale, units: ch.unitByRank),
-                                   towardsSource: StraightLineBound(towards: s, scale: scale, units: ch.unitByRank))
+        if let towardsTarget = LandmarkBound(ch.landmarks, ends: targetSeeds, towardsTarget: true, others: sourceSeeds),
+           let towardsSource = LandmarkBound(ends: sourceSeeds, sameLandmarksAs: towardsTarget) {
+            return searchHierarchy(ch, direct: direct, towardsTarget: towardsTarget, towardsSource: towardsSource)
         }
         return searchHierarchy(ch, direct: direct, towardsTarget: NoBound(), towardsSource: NoBound())
     }

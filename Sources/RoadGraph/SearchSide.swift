@@ -1,5 +1,4 @@
 import CIntrinsics
-import Geodesy
 import SpatialIndex
 
 /// One direction of a search: per node its tentative cost and the edge and node it was
@@ -86,41 +85,6 @@ protocol CostBound {
 /// Zero everywhere: a plain search.
 struct NoBound: CostBound {
     @inline(__always) func callAsFunction(_ v: Int) -> UInt32 { 0 }
-}
-
-/// A lower bound on the cost between a node of a hierarchy (by rank) and a fixed point:
-/// the straight line between them times the cost a metre that no edge beats.
-///
-/// Why `Float` positions: 16 bytes a node instead of 32, read once per queued node. Their
-/// rounding moves a chord by under a metre, so a metre comes off every bound; and each
-/// bound is 0.99 of the straight line, where the A* heuristic takes 0.999, because a
-/// search that stops at its bound needs it to hold over a whole path of costs each
-/// rounded to the nearest unit (half a unit an edge at worst: the 0.01 covers it for
-/// edges of 5 m and longer on average).
-struct StraightLineBound: CostBound {
-    let goal: SIMD4<Float>
-    /// Cost units a metre of straight line.
-    let scale: Float
-    let units: [SIMD4<Float>]
-
-    /// The bound towards `point` over the positions `units` (each rank's point on the unit
-    /// sphere); `scale` as `RoadNetwork.heuristicScale`.
-    init(towards point: Coordinate, scale: Double, units: [SIMD4<Float>]) {
-        let (x, y, z) = RoadNetwork.unitVector(latitude: point.latitude, longitude: point.longitude)
-        goal = SIMD4(Float(x), Float(y), Float(z), 0)
-        self.scale = Float(scale * 0.99 * Earth.meanRadius)
-        self.units = units
-    }
-
-    /// The bound for rank `v`.
-    @inline(__always) func callAsFunction(_ v: Int) -> UInt32 {
-        let d = units[v] - goal
-        let h = ((d * d).sum().squareRoot() - Self.marginRadians) * scale
-        return h > 0 ? (h < 4e9 ? UInt32(h) : 4_000_000_000) : 0
-    }
-
-    /// A metre, on the unit sphere.
-    static let marginRadians = Float(1 / Earth.meanRadius)
 }
 
 extension SearchSide {
