@@ -22,7 +22,7 @@ import TestSupport
         // Each phase timed, in the order it ran, and the shortcuts of each metric.
         let phases = try #require(summary["phases"] as? [[String: Any]]).compactMap { $0["name"] as? String }
         #expect(phases == ["ways", "nodes", "junctions and pieces", "layout", "contraction (time)", "contraction (distance)",
-                           "snapping index", "writing"])
+                           "landmarks (distance)", "snapping index", "writing"])
         for name in phases { #expect(r.stderr.contains("\(name): "), "\(name) on stderr") }
         let time = summary["shortcuts_time"] as? Int ?? 0, distance = summary["shortcuts_distance"] as? Int ?? 0
         #expect(time > 0 && distance > 0 && time + distance == summary["shortcuts"] as? Int)
