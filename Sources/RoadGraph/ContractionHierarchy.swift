@@ -42,7 +42,7 @@ struct ContractionHierarchy: Sendable {
     /// stands for, so that many-to-one ETAs give metres without unpacking paths.
     var shortcutLengthDm: [UInt32] = []
     /// Each rank's costs from and to the landmarks, for the landmarks' bound
-    /// (`LandmarkBound`); stored in the graph file, empty for a small network.
+    /// (`LandmarkBound`); stored in the graph file, empty for the time metric.
     var landmarks = LandmarkTable()
 
     /// How many contractions and simulations ran their searches on two threads (not

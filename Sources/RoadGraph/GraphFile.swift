@@ -8,7 +8,7 @@ import Foundation
 /// geometry pieces, street names, toll ways (version 2) — and both contraction hierarchies,
 /// laid out in rank order with each node's rank (version 3), each edge's turn cost
 /// (version 4, empty when no turn is priced) and each hierarchy's landmark costs (version
-/// 5, empty for a small network); every array as a count followed
+/// 5, empty for the time metric); every array as a count followed
 /// by its elements. Loading is one read, a checksum, array copies and a
 /// validation of every index a query can follow, so a crafted file cannot make a query
 /// read out of bounds; the snapping index and heuristic scales are rebuilt (milliseconds).

@@ -247,7 +247,7 @@ extension RoadNetwork {
     }
 
     /// Gives each metric's hierarchy `count` landmarks, replacing any it has (the import
-    /// chooses `LandmarkTable.count(forNodes:)`; tests give small networks some).
+    /// chooses `LandmarkTable.count(forNodes:metric:)`; tests give both metrics some).
     mutating func chooseLandmarks(count: Int) {
         let graph = landmarkGraph
         for (i, metric) in Metric.allCases.enumerated() where i < hierarchies.count {

@@ -408,8 +408,8 @@ extension RoadNetwork {
 
         report.endPhase("layout", startedAt: &phaseStart)
 
-        // The two metrics contract independently, one per core, and each then finds its
-        // landmarks: the time metric's while the distance metric still contracts.
+        // The two metrics contract independently, one per core; the distance metric then
+        // finds its landmarks (the time metric has none: `LandmarkTable.count`).
         let (tails, heads, weights, nodes) = (tail, head, [timeMs, lengthDm], kept)
         let adjacency = LandmarkGraph(firstOut: firstOut, head: head, firstIn: firstIn, inEdge: inEdge, tail: tail)
         let landmarkCounts = Metric.allCases.map { LandmarkTable.count(forNodes: kept, metric: $0) }
