@@ -20,16 +20,15 @@ struct LandmarkTable: Sendable, Equatable {
     /// The costs, by rank (see the type's comment).
     var distances: [UInt32] = []
 
-    /// How many landmarks an import gives a metric's hierarchy of `nodes` nodes.
+    /// How many landmarks an import gives a metric's hierarchy (fewer when the network has
+    /// fewer nodes: see `init(count:graph:weight:rank:)`).
     ///
     /// The distance metric: 16, the most the measurements paid for (on the 1M grid 8
     /// settled 187 nodes a route, 12 157, 16 129). The time metric: none. Its routes settle
     /// fewer nodes with them too (1M grid: 85 against 222), but are no faster (the grid's
     /// avenues already give its hierarchy a shape, and most of a time route is its path),
     /// so they would cost 128 bytes a node for nothing (docs/benchmarks.md, "Landmarks").
-    static func count(forNodes nodes: Int, metric: Metric) -> Int {
-        metric == .distance && nodes >= 1 ? 16 : 0
-    }
+    static func count(for metric: Metric) -> Int { metric == .distance ? 16 : 0 }
 
     var memoryBytes: Int { distances.count * 4 }
 
@@ -142,26 +141,26 @@ struct LandmarkBound: CostBound {
     /// +1 towards a target, −1 from a source.
     let sign: Int64
 
-    /// The bound towards the end whose seeds are `ends` (`towardsTarget`), or from it,
-    /// using the landmarks that bound the cost between `others` (the other end's seeds) and
-    /// it best. Nil when the table is empty or either end has no seeds.
-    init?(_ landmarks: LandmarkTable, ends: [Router.Seed], towardsTarget: Bool, others: [Router.Seed]) {
+    /// The bound towards the target whose seeds are `targets`, using the four landmarks
+    /// that bound the cost from `sources` (the other end's seeds) to it best; the source's
+    /// side takes the same ones (`init(sources:sameLandmarksAs:)`). Nil when the table is
+    /// empty or either end has no seeds.
+    init?(_ landmarks: LandmarkTable, targets ends: [Router.Seed], sources others: [Router.Seed]) {
         let k = landmarks.count, stride = 2 * k, t = landmarks.distances
         guard k > 0, !ends.isEmpty, !others.isEmpty,
               ends.allSatisfy({ (Int($0.node) + 1) * stride <= t.count }), others.allSatisfy({ (Int($0.node) + 1) * stride <= t.count })
         else { return nil }
-        let sign: Int64 = towardsTarget ? 1 : -1
         // The four best landmarks so far, best first, by how well each bounds the cost
         // between the two ends: its bound at the other end's seeds (plus their costs), the
         // least over them. Kept in lanes, not arrays: a route makes two of these, and
         // allocating made a small city's route a fifth slower.
         var scores = SIMD4<Int64>(repeating: -1), ps = SIMD4<Int64>(), qs = SIMD4<Int64>(), offsets = SIMD4<Int64>()
         for l in 0..<k {
-            let (pl, ql) = Self.constants(t, stride: stride, landmark: l, ends: ends, towardsTarget: towardsTarget)
+            let (pl, ql) = Self.constants(t, stride: stride, landmark: l, ends: ends, towardsTarget: true)
             var score = Int64.max
             for y in others {
                 let at = Int(y.node) * stride + 2 * l
-                let term = max(0, sign * (pl - Int64(t[at])), sign * (Int64(t[at + 1]) - ql))
+                let term = max(0, pl - Int64(t[at]), Int64(t[at + 1]) - ql)
                 score = min(score, term + Int64(y.cost))
             }
             // Into its place among the four; equals keep the lower landmark first, so the
@@ -180,16 +179,15 @@ struct LandmarkBound: CostBound {
         q = qs
         self.table = t
         self.stride = stride
-        self.sign = sign
+        self.sign = 1
     }
 
-    /// The bound at the other end of `chosen`'s query, with the same landmarks: towards
-    /// the end whose seeds are `ends` when `chosen` is from it, and from it when `chosen` is
-    /// towards it. Why the same: choosing costs a pass over every landmark, as much as a
-    /// small city's search, and the landmarks that bound the cost between two ends best
-    /// do so whichever end a side starts from.
-    init?(ends: [Router.Seed], sameLandmarksAs chosen: LandmarkBound) {
-        let t = chosen.table, stride = chosen.stride, towardsTarget = chosen.sign < 0
+    /// The bound from the source whose seeds are `sources`, with the landmarks `chosen`
+    /// (the target's side of the same route) uses. Why the same: choosing costs a pass
+    /// over every landmark, as much as a small city's search, and the landmarks that bound
+    /// the cost between two ends best do so whichever end a side starts from.
+    init?(sources ends: [Router.Seed], sameLandmarksAs chosen: LandmarkBound) {
+        let t = chosen.table, stride = chosen.stride, towardsTarget = false
         guard !ends.isEmpty, ends.allSatisfy({ (Int($0.node) + 1) * stride <= t.count }) else { return nil }
         func constants(_ offset: Int) -> (Int64, Int64) {
             Self.constants(t, stride: stride, landmark: offset / 2, ends: ends, towardsTarget: towardsTarget)
@@ -201,7 +199,7 @@ struct LandmarkBound: CostBound {
         q = SIMD4(q0, q1, q2, q3)
         table = t
         self.stride = stride
-        sign = -chosen.sign
+        sign = -1
     }
 
     /// P and Q of landmark `l` over an end's seeds (see the type's comment); the seeds
@@ -247,7 +245,7 @@ extension RoadNetwork {
     }
 
     /// Gives each metric's hierarchy `count` landmarks, replacing any it has (the import
-    /// chooses `LandmarkTable.count(forNodes:metric:)`; tests give both metrics some).
+    /// chooses `LandmarkTable.count(for:)`; tests give both metrics some).
     mutating func chooseLandmarks(count: Int) {
         let graph = landmarkGraph
         for (i, metric) in Metric.allCases.enumerated() where i < hierarchies.count {

@@ -412,7 +412,7 @@ extension RoadNetwork {
         // finds its landmarks (the time metric has none: `LandmarkTable.count`).
         let (tails, heads, weights, nodes) = (tail, head, [timeMs, lengthDm], kept)
         let adjacency = LandmarkGraph(firstOut: firstOut, head: head, firstIn: firstIn, inEdge: inEdge, tail: tail)
-        let landmarkCounts = Metric.allCases.map { LandmarkTable.count(forNodes: kept, metric: $0) }
+        let landmarkCounts = Metric.allCases.map(LandmarkTable.count(for:))
         var built = [ContractionHierarchy](repeating: ContractionHierarchy(), count: weights.count)
         var seconds = [Double](repeating: 0, count: weights.count), landmarkSeconds = seconds
         // Each metric's share done; the caller hears their mean, one call at a time.

@@ -320,8 +320,8 @@ public final class Router {
     /// it is never settled.
     func searchHierarchy(metric: Metric, direct: UInt32?) -> (cost: UInt32, meet: Int)? {
         let ch = network.hierarchies[metric.index]
-        if let towardsTarget = LandmarkBound(ch.landmarks, ends: targetSeeds, towardsTarget: true, others: sourceSeeds),
-           let towardsSource = LandmarkBound(ends: sourceSeeds, sameLandmarksAs: towardsTarget) {
+        if let towardsTarget = LandmarkBound(ch.landmarks, targets: targetSeeds, sources: sourceSeeds),
+           let towardsSource = LandmarkBound(sources: sourceSeeds, sameLandmarksAs: towardsTarget) {
             return searchHierarchy(ch, direct: direct, towardsTarget: towardsTarget, towardsSource: towardsSource)
         }
         return searchHierarchy(ch, direct: direct, towardsTarget: NoBound(), towardsSource: NoBound())
