@@ -41,7 +41,8 @@ import TestSupport
                 }
                 let s = end(), t = end()
                 let source = s.map { seedAt($0.node, cost: $0.cost, in: ch) }, target = t.map { seedAt($0.node, cost: $0.cost, in: ch) }
-                        guard let toT = LandmarkBound(ch.landmarks, targets: target, sources: source),
+                // As the router makes them: the source side with the target side's landmarks.
+                guard let toT = LandmarkBound(ch.landmarks, targets: target, sources: source),
                       let fromS = LandmarkBound(sources: source, sameLandmarksAs: toT)
                 else { Issue.record("no bound"); return }
                 // The true costs: the least over the end's seeds.
