@@ -4,7 +4,7 @@ import PackageDescription
 // Layers: each depends only on the ones above it (scripts/check-imports.py checks this list
 // against the targets, and the README's module map is drawn from it).
 //   CGEOS, CPROJ, CZlib, CIntrinsics   GEOS, PROJ, zlib, and glibc's sincos with the prefetch and lane-mask helpers: each C library behind one module
-//   Essentials                  the one lock, the clocks, the one heap, percentiles, ISO 8601 times
+//   Essentials                  the one lock, the clocks, the one heap, percentiles, ISO 8601 times, huge pages for large arrays
 //   Geodesy, GeoJSON, BinaryFile, CSVFile   coordinates and distances, GeoJSON, checked binary files, CSV (pure Swift)
 //   Projection, Geometry, OSM   PROJ's transforms and geodesics, GEOS's polygons, OpenStreetMap's PBF and XML (zlib)
 //   Zones, SpatialIndex, Favourites   taxi zones and the zone file; R-tree, point and segment trees; the 150 m favourites
@@ -89,7 +89,7 @@ let package = Package(
         .target(name: "GeoJSON", exclude: ["README.md"]),
         .target(name: "Projection", dependencies: ["CPROJ", "Geodesy"], exclude: ["README.md"]),
         .target(name: "Geometry", dependencies: ["CGEOS", "GeoJSON"], exclude: ["README.md"]),
-        .target(name: "BinaryFile", exclude: ["README.md"]),
+        .target(name: "BinaryFile", dependencies: ["Essentials"], exclude: ["README.md"]),
         .target(name: "CSVFile", exclude: ["README.md"]),
         .target(name: "Zones", dependencies: ["BinaryFile", "Geodesy", "GeoJSON"], exclude: ["README.md"]),
         .target(name: "ZoneImport", dependencies: ["Zones", "Geodesy", "GeoJSON", "Projection", "Geometry"], exclude: ["README.md"]),
@@ -158,7 +158,7 @@ let package = Package(
         // scratch SQLite and PostgreSQL stores, payload mutation.
         .target(name: "TestSupport", dependencies: ["BinaryFile", "Geodesy", "CityModel", "Fares", "RoadGraph", "ZoneImport", "Zones",
                                                     "Storage", "SQLiteStorage", "PostgresStorage", "Services"], path: "Tests/TestSupport"),
-        .testTarget(name: "EssentialsTests", dependencies: ["Essentials", "Geodesy"]),
+        .testTarget(name: "EssentialsTests", dependencies: ["Essentials", "Geodesy", "TestSupport"]),
         .testTarget(name: "FavouritesTests", dependencies: ["Favourites", "Geodesy", "Projection"]),
         .testTarget(name: "ZoneImportTests", dependencies: ["ZoneImport", "BinaryFile", "Geodesy", "TestSupport", "Workloads", "Zones"]),
         .testTarget(name: "CitySimulationTests", dependencies: ["CitySimulation", "TaxiDispatch", "TestSupport", "RoadGraph", "Geodesy"]),

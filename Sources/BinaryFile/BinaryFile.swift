@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 
 /// A versioned, checksummed binary container shared by Wayfare's own file formats (zone
@@ -369,6 +370,9 @@ package struct BinaryReader {
         let size = n * MemoryLayout<T>.stride
         guard n >= 0, size / max(1, MemoryLayout<T>.stride) == n, offset + size <= bytes.count else { throw .truncated }
         let out = [T](unsafeUninitializedCapacity: n) { buf, count in
+            // A large array is one a search reads at random: on huge pages, asked for
+            // before the copy touches it.
+            HugePages.advise(UnsafeMutableRawPointer(buf.baseAddress), byteCount: size)
             bytes.withUnsafeBytes { raw in
                 UnsafeMutableRawBufferPointer(buf).copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + size)]))
             }

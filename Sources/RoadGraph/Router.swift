@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 import Geodesy
 import SpatialIndex
@@ -145,7 +146,7 @@ public final class Router {
         self.network = network
         let n = network.nodeCount
         forward = SearchSide(nodeCount: n); backward = SearchSide(nodeCount: n)
-        lengthB = .init(repeating: 0, count: n); lengthF = lengthB
+        lengthB = .init(onHugePages: 0, count: n); lengthF = .init(onHugePages: 0, count: n)
         readsAhead = network.readsAhead
     }
 

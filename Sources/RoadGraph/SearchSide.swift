@@ -1,4 +1,5 @@
 import CIntrinsics
+import Essentials
 import SpatialIndex
 
 /// One direction of a search: per node its tentative cost and the edge and node it was
@@ -17,8 +18,10 @@ struct SearchSide {
     var labels: [Label]
     var heap = MinHeap()
 
+    /// Why on huge pages: a route on a metropolitan graph reads its labels at random
+    /// (``HugePages``).
     init(nodeCount n: Int) {
-        labels = .init(repeating: Label(dist: 0, edge: 0, node: 0, stamp: 0), count: n)
+        labels = .init(onHugePages: Label(dist: 0, edge: 0, node: 0, stamp: 0), count: n)
     }
 
     /// A side with no nodes: what a search leaves in the router while it holds the real one.

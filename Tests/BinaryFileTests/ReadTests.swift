@@ -22,6 +22,21 @@ import BinaryFile
         #expect(throws: BinaryFormatError("cannot be read")) { try BinaryFile.readBytes(path: folder.url.path) }
     }
 
+    /// An array large enough for huge pages reads back the same, on memory advised for them
+    /// (a route reads such arrays at random: `HugePages`).
+    @Test func largeArraysAreReadOntoHugePages() throws {
+        let container = BinaryFile(magic: "WFTEST\0\0", version: 2, kind: "test file")
+        let values = (0..<UInt32(3_000_000)).map { $0 &* 2_654_435_761 }
+        var w = BinaryWriter()
+        w.array([UInt32](1..<5)); w.array(values)
+        var r = try container.reader(for: container.wrap(w.bytes))
+        let small: [UInt32] = try r.array(), large: [UInt32] = try r.array()
+        #expect(small == [1, 2, 3, 4] && large == values)
+        if HugePageAdvice.isSupported {
+            large.withUnsafeBytes { #expect(HugePageAdvice.isAdvised($0.baseAddress! + $0.count / 2) == true) }
+        }
+    }
+
     /// The reader starts where the payload does and ends with it; a file that fails a check
     /// is refused with the reason, in words.
     @Test func theReaderStartsAtThePayload() throws {

@@ -2,6 +2,7 @@ import Essentials
 import Foundation
 import Geodesy
 import Testing
+import TestSupport
 
 /// The heap against a sorted array: every pop gives what a sort says comes next.
 @Suite("Essentials: the one heap")
@@ -105,5 +106,49 @@ struct PercentileAndTimeTests {
         #expect(clock.now() == Date(timeIntervalSince1970: 90))
         clock.set(Date(timeIntervalSince1970: 5))
         #expect(clock.now() == Date(timeIntervalSince1970: 5))
+    }
+}
+
+/// Large arrays on huge pages: the same contents as an ordinary array, and the advice seen
+/// by the kernel (its flags for the array's mapping), for large arrays only.
+@Suite("Essentials: large arrays on huge pages")
+struct HugePagesTests {
+    @Test("an array made on huge pages holds what an ordinary one does, at every size around the threshold")
+    func sameContents() {
+        let element = SIMD4<UInt32>(1, 2, 3, 4), stride = MemoryLayout<SIMD4<UInt32>>.stride
+        for count in [0, 1, 7, HugePages.threshold / stride - 1, HugePages.threshold / stride, HugePages.threshold / stride + 3] {
+            let array = [SIMD4<UInt32>](onHugePages: element, count: count)
+            #expect(array == [SIMD4<UInt32>](repeating: element, count: count), "count \(count)")
+        }
+    }
+
+    @Test("a large array's mapping is advised for huge pages, a small one's is not",
+          .enabled(if: HugePageAdvice.isSupported, "no transparent huge pages on this kernel"))
+    func advised() {
+        let large = [UInt32](onHugePages: 7, count: 3 * HugePages.threshold / 4)
+        large.withUnsafeBytes { bytes in
+            // The middle of the array: its first and last pages may share a mapping left alone.
+            #expect(HugePageAdvice.isAdvised(bytes.baseAddress! + bytes.count / 2) == true)
+        }
+        // A small array is left alone: a few kilobytes in the allocator's heap, which nothing
+        // advised (the large one is kept alive, so the small one cannot take its place).
+        withExtendedLifetime(large) {
+            let small = [UInt32](onHugePages: 7, count: 1_000)
+            small.withUnsafeBytes { bytes in
+                #expect(HugePageAdvice.isAdvised(bytes.baseAddress! + bytes.count / 2) != true)
+            }
+        }
+    }
+
+    @Test("advice on no memory, a few bytes or an unaligned range is harmless")
+    func harmless() {
+        HugePages.advise(nil, byteCount: 1 << 30)
+        var bytes = [UInt8](repeating: 1, count: 100)
+        bytes.withUnsafeMutableBytes { HugePages.advise($0.baseAddress! + 3, byteCount: 97) }
+        let unaligned = UnsafeMutableRawPointer.allocate(byteCount: HugePages.threshold + 4_099, alignment: 8)
+        defer { unaligned.deallocate() }
+        HugePages.advise(unaligned + 5, byteCount: HugePages.threshold + 4_090)
+        unaligned.storeBytes(of: 9, toByteOffset: 5, as: UInt8.self)
+        #expect(bytes.allSatisfy { $0 == 1 } && unaligned.load(fromByteOffset: 5, as: UInt8.self) == 9)
     }
 }
