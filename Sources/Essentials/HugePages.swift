@@ -9,7 +9,7 @@ import Glibc
 /// each read also misses the address cache (the TLB) and walks the page tables; 2 MB pages
 /// cover the whole graph with a few hundred entries. On the 1M grid, with glibc's
 /// `glibc.malloc.hugetlb=1` giving every allocation huge pages, distance routes took 0.88×
-/// and time routes 0.92× their time (docs/benchmarks.md, "Huge pages").
+/// and time routes 0.92× their time (docs/benchmarks.md, "Large arrays on huge pages").
 ///
 /// Linux gives huge pages only where asked (`madvise(MADV_HUGEPAGE)`) on machines set to
 /// `madvise` (Debian's default), and only to pages not yet touched: so an array is advised
