@@ -19,12 +19,18 @@ import Glibc
     /// Arrays smaller than this are left alone: they span at most a huge page or two.
     package static let threshold = 4 << 20
 
+    #if os(Linux)
+    /// The kernel's page size: `madvise` takes whole pages (4 kB on x86-64, up to 64 kB on
+    /// some ARM kernels).
+    @usableFromInline static let pageSize = UInt(bitPattern: max(4096, sysconf(Int32(_SC_PAGESIZE))))
+    #endif
+
     /// Asks the kernel to back the whole pages of `byteCount` bytes at `start` with huge
     /// pages where it can. Call before the memory is first written; a hint, never an error.
     @usableFromInline package static func advise(_ start: UnsafeMutableRawPointer?, byteCount: Int) {
         #if os(Linux)
         guard let start, byteCount >= threshold else { return }
-        let page = UInt(4096)
+        let page = pageSize
         let first = (UInt(bitPattern: start) + page - 1) & ~(page - 1)
         let end = (UInt(bitPattern: start) + UInt(byteCount)) & ~(page - 1)
         guard end > first, let aligned = UnsafeMutableRawPointer(bitPattern: first) else { return }
@@ -40,7 +46,8 @@ extension Array where Element: BitwiseCopyable {
     /// witness tables took ten times as long).
     @inlinable package init(onHugePages value: Element, count: Int) {
         self.init(unsafeUninitializedCapacity: count) { buffer, initialized in
-            HugePages.advise(UnsafeMutableRawPointer(buffer.baseAddress), byteCount: count * MemoryLayout<Element>.stride)
+            let (bytes, overflow) = count.multipliedReportingOverflow(by: MemoryLayout<Element>.stride)
+            if !overflow { HugePages.advise(UnsafeMutableRawPointer(buffer.baseAddress), byteCount: bytes) }
             buffer.initialize(repeating: value)
             initialized = count
         }

@@ -122,21 +122,15 @@ struct HugePagesTests {
         }
     }
 
-    @Test("a large array's mapping is advised for huge pages, a small one's is not",
+    @Test("a large array's mapping is advised for huge pages",
           .enabled(if: HugePageAdvice.isSupported, "no transparent huge pages on this kernel"))
     func advised() {
         let large = [UInt32](onHugePages: 7, count: 3 * HugePages.threshold / 4)
         large.withUnsafeBytes { bytes in
             // The middle of the array: its first and last pages may share a mapping left alone.
+            // (That a small array is not advised cannot be checked this way: other tests'
+            // large arrays, advised and freed, leave their pages' flags for what comes next.)
             #expect(HugePageAdvice.isAdvised(bytes.baseAddress! + bytes.count / 2) == true)
-        }
-        // A small array is left alone: a few kilobytes in the allocator's heap, which nothing
-        // advised (the large one is kept alive, so the small one cannot take its place).
-        withExtendedLifetime(large) {
-            let small = [UInt32](onHugePages: 7, count: 1_000)
-            small.withUnsafeBytes { bytes in
-                #expect(HugePageAdvice.isAdvised(bytes.baseAddress! + bytes.count / 2) != true)
-            }
         }
     }
 
