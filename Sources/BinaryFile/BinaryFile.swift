@@ -143,8 +143,33 @@ package struct BinaryFile: Sendable {
 
     /// The same durable write of whatever `produce` hands its `write` function, piece by
     /// piece: `write` returns false once a write has failed, and `produce` should then stop.
+    ///
+    /// A path naming a device, a pipe or a socket (`/dev/null`, `/dev/stdout`, a FIFO) is
+    /// written straight through instead: a file renamed over it would replace it (run as
+    /// root, `--out /dev/null` replaced the machine's `/dev/null` with a regular file), and
+    /// there is no file there to keep whole.
     package static func writeAtomically(to path: String, io: FileSystemCalls = .system,
                                         produce: (_ write: (UnsafeRawBufferPointer) -> Bool) -> Void) throws(BinaryFormatError) {
+        var failure: String?
+        func send(_ fd: Int32) {
+            produce { raw in
+                var written = 0
+                while written < raw.count, failure == nil, let base = raw.baseAddress {
+                    let n = io.write(fd, base + written, raw.count - written)
+                    if n < 0 { if errno != EINTR { failure = io.lastError("writing") } } else if n == 0 { failure = "writing: no progress" } else { written += n }
+                }
+                return failure == nil
+            }
+        }
+        var status = stat()
+        if stat(path, &status) == 0, ![S_IFREG, S_IFDIR].contains(status.st_mode & S_IFMT) {
+            let fd = io.open(path, O_WRONLY | O_CLOEXEC, 0)
+            guard fd >= 0 else { throw BinaryFormatError("cannot write: \(io.lastError("opening"))") }
+            send(fd)
+            if io.close(fd) != 0, failure == nil { failure = io.lastError("closing") }
+            if let failure { throw BinaryFormatError("cannot write: \(failure)") }
+            return
+        }
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
         let temporary = folder + "/." + url.lastPathComponent + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
@@ -153,15 +178,7 @@ package struct BinaryFile: Sendable {
             let why = io.lastError("creating a file in \(folder)")
             throw BinaryFormatError("cannot write: \(why)")
         }
-        var failure: String?
-        produce { raw in
-            var written = 0
-            while written < raw.count, failure == nil, let base = raw.baseAddress {
-                let n = io.write(fd, base + written, raw.count - written)
-                if n < 0 { if errno != EINTR { failure = io.lastError("writing") } } else if n == 0 { failure = "writing: no progress" } else { written += n }
-            }
-            return failure == nil
-        }
+        send(fd)
         if failure == nil, io.fsync(fd) != 0 { failure = io.lastError("flushing to disk") }
         if io.close(fd) != 0, failure == nil { failure = io.lastError("closing") }
         if failure == nil, io.rename(temporary, path) != 0 { failure = io.lastError("renaming into place") }

@@ -108,6 +108,26 @@ import Synchronization
         #expect(FileManager.default.contents(atPath: a) == FileManager.default.contents(atPath: b), "the old file stays")
     }
 
+    /// A pipe (like `/dev/null` or `/dev/stdout`, which a test cannot risk) is written
+    /// through, not replaced by a file renamed over it; a folder is refused.
+    @Test func aPipeIsWrittenThroughAndStaysAPipe() throws {
+        let folder = TemporaryFolder()
+        let path = folder.path("pipe")
+        #expect(mkfifo(path, 0o600) == 0)
+        // A reader first, so that the writer's open does not wait; four bytes fit the pipe.
+        let reader = open(path, O_RDONLY | O_NONBLOCK)
+        #expect(reader >= 0)
+        defer { close(reader) }
+        try BinaryFile.writeAtomically(parts: [[9, 8], [7, 6]], to: path)
+        var got = [UInt8](repeating: 0, count: 8)
+        let n = got.withUnsafeMutableBytes { read(reader, $0.baseAddress!, $0.count) }
+        #expect(n == 4 && Array(got.prefix(4)) == [9, 8, 7, 6])
+        var status = stat()
+        #expect(stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "still a pipe")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["pipe"], "no temporary file left")
+        #expect(throws: BinaryFormatError.self) { try BinaryFile.writeAtomically([1], to: folder.url.path) }
+    }
+
     @Test func aMissingFolderIsAnErrorNamingTheStep() {
         #expect(throws: BinaryFormatError.self) { try BinaryFile.writeAtomically([1], to: "/nonexistent-wayfare/x.bin") }
     }
