@@ -386,6 +386,10 @@ package struct BinaryReader {
         let n = try int()
         let size = n * MemoryLayout<T>.stride
         guard n >= 0, size / max(1, MemoryLayout<T>.stride) == n, offset + size <= bytes.count else { throw .truncated }
+        // An empty array made through `unsafeUninitializedCapacity` writes its count into the
+        // stdlib's one shared empty array: a race when two files load at once (every graph
+        // holds one, the time metric's landmarks).
+        guard n > 0 else { return [] }
         let out = [T](unsafeUninitializedCapacity: n) { buf, count in
             // A large array is one a search reads at random: on huge pages, asked for
             // before the copy touches it.
