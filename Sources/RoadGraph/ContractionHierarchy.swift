@@ -298,6 +298,11 @@ private struct Contractor {
     /// grid the distance metric contracted in 18.4 s at 20,000, 15.2 s at 8,000 and 15.9 s
     /// at 3,000 (one worker: 21 s); below it, waking the helper costs more than it saves.
     static let splitWork = 8_000
+    /// How many nodes a simulation's witness search settles at most, and a contraction's.
+    /// Why so few: each verdict also accepts a path that ends with one arc into the target
+    /// from a node the search reached (`WitnessSearch.witnesses`), which finds in the dense
+    /// core the short witnesses a search would otherwise settle hundreds of nodes for.
+    static let simulationSettled = 15, contractionSettled = 150
 
     /// The graph of `n` nodes whose edges run `tail[e]` → `head[e]` at `weight[e]`, ready
     /// to contract (loops left out, parallel edges kept at their lowest weight).
@@ -350,7 +355,7 @@ private struct Contractor {
         simulated = apply ? -1 : v
         let outs = out.list(v), ins = into.list(v), m = outs.count
         guard m > 0 else { return 0 }
-        let maxSettled = apply ? 400 : 60
+        let maxSettled = apply ? Self.contractionSettled : Self.simulationSettled
         if !reuse {
             needed.removeAll(keepingCapacity: true)
             needed.append(contentsOf: repeatElement(true, count: ins.count * m))
@@ -358,8 +363,9 @@ private struct Contractor {
         let heaviestFirst = outs.indices.sorted { outs[$0].weight > outs[$1].weight }
         let workers = helper != nil && ins.count * m * maxSettled >= Self.splitWork && ins.count > 1 ? 2 : 1
         if workers > 1 { splitContractions += 1 }
+        into.arcs.withUnsafeBufferPointer { inArcs in into.slots.withUnsafeBufferPointer { inSlots in
         out.arcs.withUnsafeBufferPointer { arcs in out.slots.withUnsafeBufferPointer { slots in
-            let graph = ArcView(arcs: arcs, slots: slots)
+            let graph = ArcView(arcs: arcs, slots: slots), incoming = ArcView(arcs: inArcs, slots: inSlots)
             searches.withUnsafeMutableBufferPointer { searches in
                 needed.withUnsafeMutableBufferPointer { needed in
                     // Each worker takes the next in-neighbour not yet taken: its own search, its
@@ -387,15 +393,17 @@ private struct Contractor {
                             for b in ins where Int(b.node) != u && plus(search.distance(Int(b.node)), b.weight) < a.weight {
                                 dominated = true; break
                             }
-                            for j in 0..<m {
-                                needed[row + j] = needed[row + j] && Int(outs[j].node) != u && !dominated
-                                    && search.distance(Int(outs[j].node)) > plus(a.weight, outs[j].weight)
+                            for j in 0..<m where needed[row + j] {
+                                let w = Int(outs[j].node)
+                                needed[row + j] = w != u && !dominated
+                                    && !search.witnesses(w, within: plus(a.weight, outs[j].weight), into: incoming, skipping: v)
                             }
                         }
                     }
                     if workers > 1, let helper { helper.run { work(1) }; work(0); helper.wait() } else { work(0) }
                 }
             }
+        } }
         } }
         var added = 0
         for (i, a) in ins.enumerated() {

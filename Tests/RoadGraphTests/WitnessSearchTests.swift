@@ -78,4 +78,62 @@ import Testing
         // The cases that matter were met: enough targets, some exactly at their bound.
         #expect(checkedTargets > 300 && atTheirBound > 3)
     }
+
+    /// The extra arc into the target (`witnesses(_:within:into:skipping:)`) after a search
+    /// stopped early: every witness it accepts is a real path within the bound that avoids
+    /// the skipped node (the exact distance proves it), and it accepts exactly the targets
+    /// that the search's labels and one in-arc reach, counted here from the forward lists.
+    /// It must find some the labels alone miss, or the rule does nothing.
+    @Test func aWitnessMayEndWithOneArcIntoTheTarget() {
+        let n = 400
+        let g = Self.graph(n, seed: 33)
+        // The same arcs seen from their heads, as `Contractor.into` holds them.
+        var indegree = [Int32](repeating: 0, count: n)
+        for u in 0..<n { for k in g.range(u) { indegree[Int(g.arcs[k].node)] += 1 } }
+        var into = ArcLists(degrees: indegree)
+        for u in 0..<n { for k in g.range(u) { into.append(HierarchyArc(node: UInt32(u), weight: g.arcs[k].weight, edge: 0), to: Int(g.arcs[k].node)) } }
+        var rng = SeededRandom(seed: 8)
+        var search = WitnessSearch(nodeCount: n)
+        var accepted = 0, onlyByTheLastArc = 0
+        for _ in 0..<300 {
+            let source = Int.random(in: 0..<n, using: &rng), skip = Int.random(in: 0..<n, using: &rng)
+            guard skip != source else { continue }
+            let targets = (0..<6).map { _ in
+                HierarchyArc(node: UInt32(Int.random(in: 0..<n, using: &rng)), weight: UInt32(Int.random(in: 0..<60, using: &rng)), edge: 0)
+            }
+            var seen = Set<UInt32>()
+            let unique = targets.filter { seen.insert($0.node).inserted && Int($0.node) != skip }
+            let heaviestFirst = unique.indices.sorted { unique[$0].weight > unique[$1].weight }
+            let base = UInt32(Int.random(in: 0..<40, using: &rng))
+            let settled = 1 + Int.random(in: 0..<6, using: &rng)
+            let verdicts: [Bool] = g.arcs.withUnsafeBufferPointer { arcs in
+                g.slots.withUnsafeBufferPointer { slots in
+                    search.run(ArcView(arcs: arcs, slots: slots), from: source, skipping: skip, targets: unique,
+                               heaviestFirst: heaviestFirst, wanted: { _ in true }, base: base, maxSettled: settled)
+                    return into.arcs.withUnsafeBufferPointer { inArcs in
+                        into.slots.withUnsafeBufferPointer { inSlots in
+                            unique.map { search.witnesses(Int($0.node), within: base + $0.weight,
+                                                          into: ArcView(arcs: inArcs, slots: inSlots), skipping: skip) }
+                        }
+                    }
+                }
+            }
+            let exact = Self.oracle(g, from: source, skipping: skip)
+            for (j, t) in unique.enumerated() {
+                let w = Int(t.node), bound = base + t.weight
+                // What the labels and one arc into w reach, from the forward lists.
+                var reached = search.distance(w) <= bound
+                for y in 0..<n where y != skip && search.distance(y) != .max {
+                    for k in g.range(y) where Int(g.arcs[k].node) == w && search.distance(y) + g.arcs[k].weight <= bound { reached = true }
+                }
+                #expect(verdicts[j] == reached, "target \(w): bound \(bound)")
+                if verdicts[j] {
+                    #expect(exact[w] <= bound, "target \(w): no path within \(bound), exact \(exact[w])")
+                    accepted += 1
+                    if search.distance(w) > bound { onlyByTheLastArc += 1 }
+                }
+            }
+        }
+        #expect(accepted > 100 && onlyByTheLastArc > 20, "accepted \(accepted), by the last arc \(onlyByTheLastArc)")
+    }
 }
