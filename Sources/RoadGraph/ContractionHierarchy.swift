@@ -75,10 +75,10 @@ struct ContractionHierarchy: Sendable {
     /// renumber nothing); the hierarchy is the same either way.
     init(nodeCount n: Int, tail: [UInt32], head: [UInt32], weight: [UInt32],
          workers: Int = ProcessInfo.processInfo.activeProcessorCount >= 2 ? 2 : 1, compactionFloor: Int = 1_024,
-         progress: ((Double) -> Void)? = nil) {
+         limits: WitnessLimits = .thorough, progress: ((Double) -> Void)? = nil) {
         originalEdgeCount = head.count
         var c = Contractor(nodeCount: n, tail: tail, head: head, weight: weight, workers: workers,
-                           compactionFloor: compactionFloor)
+                           compactionFloor: compactionFloor, limits: limits)
         c.run(progress: progress)
         c.helper?.stop()
         splitContractions = c.splitContractions
@@ -114,6 +114,29 @@ struct ContractionHierarchy: Sendable {
         let e = Int(edge)
         return e < originalEdgeCount ? lengthDm[e] : shortcutLengthDm[e - originalEdgeCount]
     }
+}
+
+/// How many nodes a witness search settles at most: to rank a node (its simulation) and to
+/// contract it. Each verdict also accepts a path that ends with one arc into the target from
+/// a node the search reached (`WitnessSearch.witnesses`), so even short searches find the
+/// few-arc witnesses of a dense core.
+struct WitnessLimits: Sendable {
+    var simulation: Int, contraction: Int
+
+    /// For a metric whose top is sparse (travel time, with its avenues and expressways):
+    /// searches long enough to rank the order well, which the ETAs' climbs from many cabs
+    /// feel. On the 1M grid the time metric contracts within the distance metric's time
+    /// either way.
+    static let thorough = WitnessLimits(simulation: 60, contraction: 400)
+    /// For a metric with a large dense core (distance, where every street is alike): the
+    /// core's searches are the import's time, and with the last arc into the target these
+    /// lose little. The 1M grid's distance metric: 87 s against 220 s with `thorough` and
+    /// without that arc, 10.13 M shortcuts against 10.43 M, routes as fast
+    /// (docs/benchmarks.md, "A witness's last arc").
+    static let quick = WitnessLimits(simulation: 15, contraction: 150)
+
+    /// The limits a metric is contracted with.
+    static func `for`(_ metric: Metric) -> WitnessLimits { metric == .time ? .thorough : .quick }
 }
 
 /// The arcs of every node of the graph being contracted, in one array: each node's in a
@@ -298,16 +321,15 @@ private struct Contractor {
     /// grid the distance metric contracted in 18.4 s at 20,000, 15.2 s at 8,000 and 15.9 s
     /// at 3,000 (one worker: 21 s); below it, waking the helper costs more than it saves.
     static let splitWork = 8_000
-    /// How many nodes a simulation's witness search settles at most, and a contraction's.
-    /// Why so few: each verdict also accepts a path that ends with one arc into the target
-    /// from a node the search reached (`WitnessSearch.witnesses`), which finds in the dense
-    /// core the short witnesses a search would otherwise settle hundreds of nodes for.
-    static let simulationSettled = 15, contractionSettled = 150
+    /// How far the witness searches go.
+    let limits: WitnessLimits
 
     /// The graph of `n` nodes whose edges run `tail[e]` → `head[e]` at `weight[e]`, ready
     /// to contract (loops left out, parallel edges kept at their lowest weight).
-    init(nodeCount n: Int, tail: [UInt32], head: [UInt32], weight: [UInt32], workers: Int, compactionFloor: Int) {
+    init(nodeCount n: Int, tail: [UInt32], head: [UInt32], weight: [UInt32], workers: Int, compactionFloor: Int,
+         limits: WitnessLimits) {
         self.n = n
+        self.limits = limits
         node = Array(0..<UInt32(n))
         self.compactionFloor = compactionFloor
         // Parallel edges give a node fewer arcs than this, which is room to spare.
@@ -355,7 +377,7 @@ private struct Contractor {
         simulated = apply ? -1 : v
         let outs = out.list(v), ins = into.list(v), m = outs.count
         guard m > 0 else { return 0 }
-        let maxSettled = apply ? Self.contractionSettled : Self.simulationSettled
+        let maxSettled = apply ? limits.contraction : limits.simulation
         if !reuse {
             needed.removeAll(keepingCapacity: true)
             needed.append(contentsOf: repeatElement(true, count: ins.count * m))

@@ -425,7 +425,8 @@ extension RoadNetwork {
                 nonisolated(unsafe) let (out, took, tookLandmarks) = (buffer, secondsBuffer, landmarkBuffer)
                 DispatchQueue.concurrentPerform(iterations: weights.count) { i in
                     var start = ContinuousClock.now
-                    out[i] = ContractionHierarchy(nodeCount: nodes, tail: tails, head: heads, weight: weights[i]) { share in
+                    out[i] = ContractionHierarchy(nodeCount: nodes, tail: tails, head: heads, weight: weights[i],
+                                                  limits: .for(Metric.allCases[i])) { share in
                         shares.withLock { s in
                             s[i] = share
                             tell?("contracting", s.reduce(0, +) / Double(s.count))

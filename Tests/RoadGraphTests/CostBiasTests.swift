@@ -59,10 +59,12 @@ import TestSupport
     func twoWorkersBuildTheSameHierarchyAsOne(metric: Metric) {
         let (g, _) = SyntheticGrid(nodes: 5_000, seed: 8).network()
         let weight = metric == .time ? g.timeMs : g.lengthDm
-        let one = ContractionHierarchy(nodeCount: g.nodeCount, tail: g.tail, head: g.head, weight: weight, workers: 1)
-        let two = ContractionHierarchy(nodeCount: g.nodeCount, tail: g.tail, head: g.head, weight: weight, workers: 2)
+        let one = ContractionHierarchy(nodeCount: g.nodeCount, tail: g.tail, head: g.head, weight: weight, workers: 1,
+                                       limits: .for(metric))
+        let two = ContractionHierarchy(nodeCount: g.nodeCount, tail: g.tail, head: g.head, weight: weight, workers: 2,
+                                       limits: .for(metric))
         #expect(one.splitContractions == 0)
-        #expect(two.splitContractions > 50, "the grid's dense nodes should have been split: \(two.splitContractions)")
+        #expect(two.splitContractions > 100, "the grid's dense nodes should have been split: \(two.splitContractions)")
         #expect(one.shortcutFirst == two.shortcutFirst && one.shortcutSecond == two.shortcutSecond)
         #expect(one.upFirst == two.upFirst && one.downFirst == two.downFirst)
         #expect(one.up.map { [$0.node, $0.weight, $0.edge] } == two.up.map { [$0.node, $0.weight, $0.edge] })
