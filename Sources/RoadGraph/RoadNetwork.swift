@@ -425,13 +425,18 @@ extension RoadNetwork {
                 nonisolated(unsafe) let (out, took, tookLandmarks) = (buffer, secondsBuffer, landmarkBuffer)
                 DispatchQueue.concurrentPerform(iterations: weights.count) { i in
                     var start = ContinuousClock.now
-                    out[i] = ContractionHierarchy(nodeCount: nodes, tail: tails, head: heads, weight: weights[i],
-                                                  limits: .for(Metric.allCases[i])) { share in
+                    // Each metric's own share is told as well as their mean: the mean alone hid
+                    // which metric was still at work.
+                    let share = { @Sendable (done: Double) in
                         shares.withLock { s in
-                            s[i] = share
-                            tell?("contracting", s.reduce(0, +) / Double(s.count))
+                            s[i] = done
+                            let each = zip(Metric.allCases, s).map { "\($0.rawValue) \(Int($1 * 100)) %" }
+                            tell?("contracting (\(each.joined(separator: ", ")))", s.reduce(0, +) / Double(s.count))
                         }
                     }
+                    out[i] = ContractionHierarchy(nodeCount: nodes, tail: tails, head: heads, weight: weights[i],
+                                                  limits: .for(Metric.allCases[i]), progress: share)
+                    share(1)
                     took[i] = (ContinuousClock.now - start).inSeconds
                     start = ContinuousClock.now
                     out[i].landmarks = LandmarkTable(count: landmarkCounts[i], graph: adjacency, weight: weights[i], rank: out[i].rank)

@@ -23,7 +23,7 @@ final class ProgressBar {
         lastDrawn = percent; lastStage = stage
         let filled = percent / 5
         let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: 20 - filled)
-        FileHandle.standardError.write(Data("\r[\(bar)] \(String(format: "%3d", percent))% \(stage.padding(toLength: 12, withPad: " ", startingAt: 0))".utf8))
+        FileHandle.standardError.write(Data("\r[\(bar)] \(String(format: "%3d", percent))% \(stage.padding(toLength: max(40, stage.count), withPad: " ", startingAt: 0))".utf8))
     }
     func finish() { FileHandle.standardError.write(Data("\n".utf8)) }
 }

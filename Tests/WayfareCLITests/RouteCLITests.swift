@@ -19,6 +19,8 @@ import TestSupport
         for key in ["nodes", "edges", "dropped_components", "seconds", "megabytes"] { #expect(summary[key] != nil, "\(key)") }
         #expect((summary["nodes"] as? Int ?? 0) > 1000)
         #expect(r.stderr.contains("100%"))  // the progress bar
+        // Each metric's own share of contraction, not only their mean.
+        #expect(r.stderr.contains("time 100 %") && r.stderr.contains("distance 100 %"), "\(r.stderr)")
         // Each phase timed, in the order it ran, and the shortcuts of each metric.
         let phases = try #require(summary["phases"] as? [[String: Any]]).compactMap { $0["name"] as? String }
         #expect(phases == ["ways", "nodes", "junctions and pieces", "layout", "contraction (time)", "contraction (distance)",
