@@ -72,7 +72,8 @@ struct ContractionHierarchy: Sendable {
     /// `workers` (the default on two cores or more) the dense nodes' witness searches run on
     /// two threads; the hierarchy is the same with one. The remaining nodes are renumbered
     /// as they dwindle, down to `compactionFloor` ids (tests lower it, or set it past `n` to
-    /// renumber nothing); the hierarchy is the same either way.
+    /// renumber nothing); the hierarchy is the same either way. `limits` bound the witness
+    /// searches (the import takes `WitnessLimits.for(metric)`).
     init(nodeCount n: Int, tail: [UInt32], head: [UInt32], weight: [UInt32],
          workers: Int = ProcessInfo.processInfo.activeProcessorCount >= 2 ? 2 : 1, compactionFloor: Int = 1_024,
          limits: WitnessLimits = .thorough, progress: ((Double) -> Void)? = nil) {
@@ -121,6 +122,7 @@ struct ContractionHierarchy: Sendable {
 /// a node the search reached (`WitnessSearch.witnesses`), so even short searches find the
 /// few-arc witnesses of a dense core.
 struct WitnessLimits: Sendable {
+    /// Settled nodes at most, in a search that ranks a node and in one that contracts it.
     var simulation: Int, contraction: Int
 
     /// For a metric whose top is sparse (travel time, with its avenues and expressways):
@@ -320,6 +322,8 @@ private struct Contractor {
     /// settled limit reaches this (roughly the arcs they relax). Why 8,000: on the 100k
     /// grid the distance metric contracted in 18.4 s at 20,000, 15.2 s at 8,000 and 15.9 s
     /// at 3,000 (one worker: 21 s); below it, waking the helper costs more than it saves.
+    /// Measured again with the distance metric's shorter searches (`WitnessLimits.quick`):
+    /// 1,500, 3,000, 20,000 and 40,000 were no better.
     static let splitWork = 8_000
     /// How far the witness searches go.
     let limits: WitnessLimits
@@ -385,6 +389,7 @@ private struct Contractor {
         let heaviestFirst = outs.indices.sorted { outs[$0].weight > outs[$1].weight }
         let workers = helper != nil && ins.count * m * maxSettled >= Self.splitWork && ins.count > 1 ? 2 : 1
         if workers > 1 { splitContractions += 1 }
+        // The searches follow the out-arcs; the verdicts also read the targets' in-arcs.
         into.arcs.withUnsafeBufferPointer { inArcs in into.slots.withUnsafeBufferPointer { inSlots in
         out.arcs.withUnsafeBufferPointer { arcs in out.slots.withUnsafeBufferPointer { slots in
             let graph = ArcView(arcs: arcs, slots: slots), incoming = ArcView(arcs: inArcs, slots: inSlots)

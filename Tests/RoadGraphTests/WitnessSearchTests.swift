@@ -40,6 +40,20 @@ import Testing
         }
     }
 
+    /// A random search on `n` nodes: its source, the node it skips, and `count` targets at
+    /// random weights, one per node and none the skipped one, as a node's out-arcs are (nil
+    /// when the source would be skipped).
+    static func randomSearch(_ n: Int, targets count: ClosedRange<Int>, using rng: inout SeededRandom)
+        -> (source: Int, skip: Int, targets: [HierarchyArc])? {
+        let source = Int.random(in: 0..<n, using: &rng), skip = Int.random(in: 0..<n, using: &rng)
+        guard skip != source else { return nil }
+        let targets = (0..<Int.random(in: count, using: &rng)).map { _ in
+            HierarchyArc(node: UInt32(Int.random(in: 0..<n, using: &rng)), weight: UInt32(Int.random(in: 0..<60, using: &rng)), edge: 0)
+        }
+        var seen = Set<UInt32>()
+        return (source, skip, targets.filter { seen.insert($0.node).inserted && Int($0.node) != skip })
+    }
+
     @Test func verdictsMatchTheExactDistances() {
         let n = 400
         let g = Self.graph(n, seed: 21)
@@ -47,14 +61,8 @@ import Testing
         var search = WitnessSearch(nodeCount: n)
         var checkedTargets = 0, atTheirBound = 0
         for _ in 0..<150 {
-            let source = Int.random(in: 0..<n, using: &rng), skip = Int.random(in: 0..<n, using: &rng)
-            guard skip != source else { continue }
-            let targets = (0..<(1 + Int.random(in: 0..<12, using: &rng))).map { _ in
-                HierarchyArc(node: UInt32(Int.random(in: 0..<n, using: &rng)), weight: UInt32(Int.random(in: 0..<60, using: &rng)), edge: 0)
-            }
-            // One target per node, as a node's out-arcs are; and some not waited for.
-            var seen = Set<UInt32>()
-            let unique = targets.filter { seen.insert($0.node).inserted && Int($0.node) != skip }
+            guard let (source, skip, unique) = Self.randomSearch(n, targets: 1...12, using: &rng) else { continue }
+            // Some targets not waited for.
             let wanted = unique.map { _ in Int.random(in: 0..<4, using: &rng) != 0 }
             let heaviestFirst = unique.indices.sorted { unique[$0].weight > unique[$1].weight }
             let base = UInt32(Int.random(in: 0..<40, using: &rng))
@@ -96,13 +104,7 @@ import Testing
         var search = WitnessSearch(nodeCount: n)
         var accepted = 0, onlyByTheLastArc = 0
         for _ in 0..<300 {
-            let source = Int.random(in: 0..<n, using: &rng), skip = Int.random(in: 0..<n, using: &rng)
-            guard skip != source else { continue }
-            let targets = (0..<6).map { _ in
-                HierarchyArc(node: UInt32(Int.random(in: 0..<n, using: &rng)), weight: UInt32(Int.random(in: 0..<60, using: &rng)), edge: 0)
-            }
-            var seen = Set<UInt32>()
-            let unique = targets.filter { seen.insert($0.node).inserted && Int($0.node) != skip }
+            guard let (source, skip, unique) = Self.randomSearch(n, targets: 6...6, using: &rng) else { continue }
             let heaviestFirst = unique.indices.sorted { unique[$0].weight > unique[$1].weight }
             let base = UInt32(Int.random(in: 0..<40, using: &rng))
             let settled = 1 + Int.random(in: 0..<6, using: &rng)
