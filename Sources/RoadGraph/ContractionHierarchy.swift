@@ -73,13 +73,15 @@ struct ContractionHierarchy: Sendable {
     /// two threads; the hierarchy is the same with one. The remaining nodes are renumbered
     /// as they dwindle, down to `compactionFloor` ids (tests lower it, or set it past `n` to
     /// renumber nothing); the hierarchy is the same either way. `limits` bound the witness
-    /// searches (the import takes `WitnessLimits.for(metric)`).
+    /// searches (the import takes `WitnessLimits.for(metric)`). `positions`, from
+    /// `lowerBoundPositions`, let the searches skip nodes no target is within reach of
+    /// (none: no skipping).
     init(nodeCount n: Int, tail: [UInt32], head: [UInt32], weight: [UInt32],
          workers: Int = ProcessInfo.processInfo.activeProcessorCount >= 2 ? 2 : 1, compactionFloor: Int = 1_024,
-         limits: WitnessLimits = .thorough, progress: ((Double) -> Void)? = nil) {
+         limits: WitnessLimits = .thorough, positions: [SIMD2<Float>] = [], progress: ((Double) -> Void)? = nil) {
         originalEdgeCount = head.count
         var c = Contractor(nodeCount: n, tail: tail, head: head, weight: weight, workers: workers,
-                           compactionFloor: compactionFloor, limits: limits)
+                           compactionFloor: compactionFloor, limits: limits, positions: positions)
         c.run(progress: progress)
         c.helper?.stop()
         splitContractions = c.splitContractions
@@ -108,6 +110,35 @@ struct ContractionHierarchy: Sendable {
             lengths[k] = plus(length(shortcutFirst[k], before: k), length(shortcutSecond[k], before: k))
         }
         shortcutLengthDm = lengths
+    }
+
+    /// Each node's place on a plane, scaled so that the straight line between two nodes
+    /// costs no more than any path between them: a lower bound for the witness searches
+    /// (`WitnessSearch.run`). Empty when no edge gives a scale (every edge free or of no
+    /// length).
+    ///
+    /// The plane is equirectangular about the mean latitude, and the scale is the least
+    /// cost per metre of any edge along its straight line, less a thousandth for the
+    /// rounding of `Float`. So each edge costs at least its scaled line, and by the triangle
+    /// inequality each path at least the line between its ends, whatever the projection's
+    /// distortion. Why it need not be more careful: a bound too high only makes a search
+    /// miss a witness and add a shortcut it could have spared, never a wrong route.
+    static func lowerBoundPositions(latE7: [Int32], lonE7: [Int32], tail: [UInt32], head: [UInt32],
+                                    weight: [UInt32]) -> [SIMD2<Float>] {
+        guard !latE7.isEmpty, latE7.count == lonE7.count else { return [] }
+        let meanLatitude = latE7.reduce(0.0) { $0 + Double($1) } / Double(latE7.count) * 1e-7
+        let metresPerE7 = 6_371_008.8 * .pi / 180 * 1e-7, eastMetresPerE7 = metresPerE7 * cos(meanLatitude * .pi / 180)
+        let plane = zip(latE7, lonE7).map { SIMD2<Double>(Double($1) * eastMetresPerE7, Double($0) * metresPerE7) }
+        var scale = Double.infinity
+        for e in head.indices {
+            let d = plane[Int(tail[e])] - plane[Int(head[e])], metres = (d * d).sum().squareRoot()
+            if metres > 0 { scale = min(scale, Double(weight[e]) / metres) }
+        }
+        guard scale.isFinite, scale > 0 else { return [] }
+        scale *= 0.999
+        // From the first node, so that Float keeps its precision over a city.
+        let origin = plane[0]
+        return plane.map { SIMD2<Float>(($0 - origin) * scale) }
     }
 
     /// The length in dm of a hierarchy arc's edge (original or shortcut).
@@ -327,12 +358,16 @@ private struct Contractor {
     static let splitWork = 8_000
     /// How far the witness searches go.
     let limits: WitnessLimits
+    /// Each working id's place from `ContractionHierarchy.lowerBoundPositions` (empty: the
+    /// searches skip no node).
+    var positions: [SIMD2<Float>]
 
     /// The graph of `n` nodes whose edges run `tail[e]` → `head[e]` at `weight[e]`, ready
     /// to contract (loops left out, parallel edges kept at their lowest weight).
     init(nodeCount n: Int, tail: [UInt32], head: [UInt32], weight: [UInt32], workers: Int, compactionFloor: Int,
-         limits: WitnessLimits) {
+         limits: WitnessLimits, positions: [SIMD2<Float>]) {
         self.n = n
+        self.positions = positions
         self.limits = limits
         node = Array(0..<UInt32(n))
         self.compactionFloor = compactionFloor
@@ -354,7 +389,7 @@ private struct Contractor {
     /// Frees what only contraction needs, before the kept arcs are laid out.
     mutating func releaseWorkingState() {
         out = ArcLists(degrees: []); into = out
-        searches = []; needed = []; contracted = []; deletedNeighbours = []; depth = []; node = []
+        searches = []; needed = []; contracted = []; positions = []; deletedNeighbours = []; depth = []; node = []
     }
 
     /// Adds u → x, or lowers the weight of an existing u → x arc.
@@ -390,6 +425,7 @@ private struct Contractor {
         let workers = helper != nil && ins.count * m * maxSettled >= Self.splitWork && ins.count > 1 ? 2 : 1
         if workers > 1 { splitContractions += 1 }
         // The searches follow the out-arcs; the verdicts also read the targets' in-arcs.
+        self.positions.withUnsafeBufferPointer { positions in
         into.arcs.withUnsafeBufferPointer { inArcs in into.slots.withUnsafeBufferPointer { inSlots in
         out.arcs.withUnsafeBufferPointer { arcs in out.slots.withUnsafeBufferPointer { slots in
             let graph = ArcView(arcs: arcs, slots: slots), incoming = ArcView(arcs: inArcs, slots: inSlots)
@@ -399,7 +435,7 @@ private struct Contractor {
                     // own verdict slots; the graph is only read until every worker is done.
                     let next = nextInNeighbour
                     next.reset()
-                    nonisolated(unsafe) let (searches, needed) = (searches, needed)
+                    nonisolated(unsafe) let (searches, needed, positions) = (searches, needed, positions)
                     let work: @Sendable (Int) -> Void = { w in
                         // The search is moved out to the worker's own stack while it runs:
                         // the two searches sit side by side, and writes to their fields from
@@ -412,7 +448,8 @@ private struct Contractor {
                             let a = ins[i], u = Int(a.node), row = i * m
                             guard (0..<m).contains(where: { needed[row + $0] }) else { continue }
                             search.run(graph, from: u, skipping: v, targets: outs, heaviestFirst: heaviestFirst,
-                                       wanted: { needed[row + $0] }, base: a.weight, maxSettled: maxSettled)
+                                       wanted: { needed[row + $0] }, base: a.weight, maxSettled: maxSettled,
+                                       incoming: incoming, positions: positions.isEmpty ? nil : positions)
                             // An in-arc u → v longer than a path from u through another
                             // in-neighbour (strictly, so no two arcs excuse each other) needs
                             // no shortcut: that neighbour's shortcuts or witnesses serve u too.
@@ -432,6 +469,7 @@ private struct Contractor {
             }
         } }
         } }
+        }
         var added = 0
         for (i, a) in ins.enumerated() {
             for (j, b) in outs.enumerated() where needed[i * m + j] {
@@ -533,6 +571,7 @@ private struct Contractor {
         node = kept.map { node[$0] }
         deletedNeighbours = kept.map { deletedNeighbours[$0] }
         depth = kept.map { depth[$0] }
+        if !positions.isEmpty { positions = kept.map { positions[$0] } }
         contracted = .init(repeating: false, count: kept.count)
         searches = searches.map { _ in WitnessSearch(nodeCount: kept.count) }
         var fresh = MinHeap()

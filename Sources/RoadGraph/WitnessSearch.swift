@@ -82,31 +82,50 @@ struct WitnessSearch {
     var labels: [Label]
     var generation: UInt32 = 0
     var heap = MinHeap()
+    /// The targets still waited for, as indices into the targets: the ones `useful` reads.
+    var open: [Int] = []
+    /// How many nodes the last search settled (for the tests).
+    private(set) var lastSettled = 0
 
     init(nodeCount n: Int) { labels = .init(repeating: Label(), count: n) }
 
     /// Dijkstra from `source` over `graph` (each node's outgoing arcs) without `skip`,
-    /// stopped after `maxSettled` nodes, once every target is settled, or past the limit:
+    /// stopped after `maxSettled` nodes, once every target is decided, or past the limit:
     /// `base` plus the heaviest arc to a target still waited for. Afterwards `distance(x)`
-    /// is an upper bound. Only the targets whose index `wanted` accepts are waited for;
-    /// `heaviestFirst` lists the targets' indices by weight, heaviest first.
+    /// is an upper bound, the length of a real path that avoids `skip`. Only the targets
+    /// whose index `wanted` accepts are waited for; `heaviestFirst` lists the targets'
+    /// indices by weight, heaviest first.
     ///
     /// Why the limit falls as targets are settled: a target is decided by whether its
     /// distance reaches `base` plus its own arc, so once the heaviest are settled the search
-    /// need not go past the lighter ones' bound. A target still waiting at the stop has no
-    /// path within its bound either way, and the labels below it (the ones the dominance
-    /// rule reads, all under `base`) are the same as a search run to the first limit would
-    /// leave: the hierarchy does not change.
+    /// need not go past the lighter ones' bound.
+    ///
+    /// With `incoming` (each node's incoming arcs), a target is decided as soon as the
+    /// source is settled if its label, or one of its in-neighbours' plus that neighbour's
+    /// arc, is within its bound (`witnesses(_:within:into:skipping:)`): in a dense core most
+    /// are, and the search stops at once. With `positions` (see
+    /// `ContractionHierarchy.lowerBoundPositions`) it settles no node from which the
+    /// straight line to every target still waited for, and to `skip`, is beyond their
+    /// bounds: no path through such a node could be a witness, or a path the dominance
+    /// rule reads (one to an in-neighbour of `skip`, under `base`), since no path is
+    /// shorter than its straight line. Neither changes a verdict a search without a limit
+    /// on its settled nodes would give; with the limit, they leave it for nodes that can
+    /// still matter.
     mutating func run(_ graph: ArcView, from source: Int, skipping skip: Int,
-                      targets: [HierarchyArc], heaviestFirst: [Int], wanted: (Int) -> Bool, base: UInt32, maxSettled: Int) {
+                      targets: [HierarchyArc], heaviestFirst: [Int], wanted: (Int) -> Bool, base: UInt32, maxSettled: Int,
+                      incoming: ArcView? = nil, positions: UnsafeBufferPointer<SIMD2<Float>>? = nil) {
         generation &+= 1
         if generation == 0 { labels = .init(repeating: Label(), count: labels.count); generation = 1 }
         heap.removeAll()
+        open.removeAll(keepingCapacity: true)
         let g = generation
+        var settled = 0
+        defer { lastSettled = settled }
         labels.withUnsafeMutableBufferPointer { labels in
             var pending = 0
             for (j, t) in targets.enumerated() where labels[Int(t.node)].target != g && wanted(j) {
                 labels[Int(t.node)].target = g; pending += 1
+                open.append(j)
             }
             // The heaviest target still waited for, as an index into `heaviestFirst`.
             var heaviest = 0
@@ -114,13 +133,31 @@ struct WitnessSearch {
                 while heaviest < heaviestFirst.count, labels[Int(targets[heaviestFirst[heaviest]].node)].target != g { heaviest += 1 }
                 return heaviest < heaviestFirst.count ? plus(base, targets[heaviestFirst[heaviest]].weight) : base
             }
+            // Whether a path to x of length d could go on, within its bound, to `skip` or to
+            // a target still waited for. Targets decided are dropped from `open` on the way.
+            func useful(_ x: Int, at d: UInt32, _ positions: UnsafeBufferPointer<SIMD2<Float>>) -> Bool {
+                let p = positions[x]
+                func within(_ q: SIMD2<Float>, _ bound: UInt32) -> Bool {
+                    let room = Float(bound) - Float(d), e = p - q
+                    return room >= 0 && (e * e).sum() <= room * room
+                }
+                if within(positions[skip], base) { return true }
+                var i = 0
+                while i < open.count {
+                    let t = targets[open[i]]
+                    if labels[Int(t.node)].target != g { open.swapAt(i, open.count - 1); open.removeLast(); continue }
+                    if within(positions[Int(t.node)], plus(base, t.weight)) { return true }
+                    i += 1
+                }
+                return false
+            }
             var bound = limit()
             labels[source].dist = 0; labels[source].stamp = g
             heap.push(0, source)
-            var settled = 0
             while let (d, u) = heap.pop() {
                 guard d == labels[u].dist else { continue }
                 if d > bound || settled >= maxSettled { break }
+                if u != source, let positions, !useful(u, at: d, positions) { continue }
                 settled += 1
                 if labels[u].target == g {
                     pending -= 1
@@ -140,6 +177,21 @@ struct WitnessSearch {
                         labels[x].stamp = g; labels[x].dist = nd
                         heap.push(nd, x)
                     }
+                }
+                // The source's arcs are labelled: decide what they and one arc more reach.
+                if u == source, let incoming {
+                    for t in targets where labels[Int(t.node)].target == g {
+                        let w = Int(t.node), within = plus(base, t.weight)
+                        var reached = labels[w].stamp == g && labels[w].dist <= within
+                        let slot = incoming.slots[w]
+                        for k in slot.first..<(slot.first + Int(slot.count)) where !reached {
+                            let a = incoming.arcs[k], y = Int(a.node)
+                            reached = y != skip && labels[y].stamp == g && plus(labels[y].dist, a.weight) <= within
+                        }
+                        if reached { labels[w].target = 0; pending -= 1 }
+                    }
+                    if pending == 0 { break }
+                    bound = limit()
                 }
             }
         }

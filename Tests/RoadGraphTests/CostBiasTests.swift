@@ -59,10 +59,11 @@ import TestSupport
     func twoWorkersBuildTheSameHierarchyAsOne(metric: Metric) {
         let (g, _) = SyntheticGrid(nodes: 5_000, seed: 8).network()
         let weight = metric == .time ? g.timeMs : g.lengthDm
+        let positions = ContractionHierarchy.lowerBoundPositions(latE7: g.latE7, lonE7: g.lonE7, tail: g.tail, head: g.head, weight: weight)
         let one = ContractionHierarchy(nodeCount: g.nodeCount, tail: g.tail, head: g.head, weight: weight, workers: 1,
-                                       limits: .for(metric))
+                                       limits: .for(metric), positions: positions)
         let two = ContractionHierarchy(nodeCount: g.nodeCount, tail: g.tail, head: g.head, weight: weight, workers: 2,
-                                       limits: .for(metric))
+                                       limits: .for(metric), positions: positions)
         #expect(one.splitContractions == 0)
         #expect(two.splitContractions > 100, "the grid's dense nodes should have been split: \(two.splitContractions)")
         #expect(one.shortcutFirst == two.shortcutFirst && one.shortcutSecond == two.shortcutSecond)
@@ -73,16 +74,20 @@ import TestSupport
 }
 
 /// Renumbering the remaining nodes as they dwindle changes where they sit, not what is
-/// built: the hierarchy is the same, arc for arc, with and without it.
+/// built: the hierarchy is the same, arc for arc, with and without it (and with the
+/// straight-line bound, whose positions must follow the nodes: one left behind would rule
+/// out other nodes than it should).
 @Suite struct CompactionTests {
     @Test(arguments: [Metric.time, .distance])
     func renumberingBuildsTheSameHierarchy(metric: Metric) {
         let (g, _) = SyntheticGrid(nodes: 5_000, seed: 8).network()
         let weight = metric == .time ? g.timeMs : g.lengthDm
+        // With the straight-line bound, whose positions are renumbered too.
+        let positions = ContractionHierarchy.lowerBoundPositions(latE7: g.latE7, lonE7: g.lonE7, tail: g.tail, head: g.head, weight: weight)
         let plain = ContractionHierarchy(nodeCount: g.nodeCount, tail: g.tail, head: g.head, weight: weight,
-                                         workers: 2, compactionFloor: .max)
+                                         workers: 2, compactionFloor: .max, positions: positions)
         let renumbered = ContractionHierarchy(nodeCount: g.nodeCount, tail: g.tail, head: g.head, weight: weight,
-                                              workers: 2, compactionFloor: 16)
+                                              workers: 2, compactionFloor: 16, positions: positions)
         #expect(plain.compactions == 0)
         // 5,000 ids, then about 1,250, 312, 78 and 19.
         #expect(renumbered.compactions >= 4, "renumbered \(renumbered.compactions) times")

@@ -138,6 +138,24 @@ import TestSupport
         #expect(back.hierarchies.map(\.landmarks) == chosen.hierarchies.map(\.landmarks))
     }
 
+    /// A table computed by node id, as the import computes it beside the contraction, then
+    /// moved to rank order in place: each node's numbers land at its rank, over a random
+    /// permutation's many cycles and fixed points.
+    @Test func reorderingMovesEachNodesNumbersToItsRank() {
+        let n = 1_000, count = 3, stride = 2 * count
+        var rng = SeededRandom(seed: 17)
+        let byNode = (0..<n * stride).map { _ in UInt32.random(in: 0..<1_000_000, using: &rng) }
+        var rank = (0..<n).map { UInt32($0) }
+        rank.shuffle(using: &rng)
+        for v in 0..<10 { rank.swapAt(v, Int(rank.firstIndex(of: UInt32(v))!)) }  // a few fixed points
+        var table = LandmarkTable(count: count, distances: byNode)
+        table.reorder(byRank: rank)
+        for v in 0..<n {
+            let r = Int(rank[v])
+            #expect(Array(table.distances[r * stride..<(r + 1) * stride]) == Array(byNode[v * stride..<(v + 1) * stride]), "node \(v)")
+        }
+    }
+
     @Test func aTableOfTheWrongSizeIsRefused() {
         var g = Self.gridWithLandmarks(nodes: 900, seed: 7)
         g.hierarchies[1].landmarks.distances.removeLast()
