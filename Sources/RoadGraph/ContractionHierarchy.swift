@@ -201,6 +201,12 @@ struct ArcLists {
 
     func count(_ v: Int) -> Int { Int(slots[v].count) }
 
+    /// Runs `body` with a read-only view of the lists, for searches that must not retain
+    /// and release the arrays as they read them.
+    func withView<R>(_ body: (ArcView) throws -> R) rethrows -> R {
+        try arcs.withUnsafeBufferPointer { arcs in try slots.withUnsafeBufferPointer { try body(ArcView(arcs: arcs, slots: $0)) } }
+    }
+
     func range(_ v: Int) -> Range<Int> { slots[v].first..<(slots[v].first + Int(slots[v].count)) }
 
     /// The arcs of `v`, copied out.
@@ -425,10 +431,7 @@ private struct Contractor {
         let workers = helper != nil && ins.count * m * maxSettled >= Self.splitWork && ins.count > 1 ? 2 : 1
         if workers > 1 { splitContractions += 1 }
         // The searches follow the out-arcs; the verdicts also read the targets' in-arcs.
-        self.positions.withUnsafeBufferPointer { positions in
-        into.arcs.withUnsafeBufferPointer { inArcs in into.slots.withUnsafeBufferPointer { inSlots in
-        out.arcs.withUnsafeBufferPointer { arcs in out.slots.withUnsafeBufferPointer { slots in
-            let graph = ArcView(arcs: arcs, slots: slots), incoming = ArcView(arcs: inArcs, slots: inSlots)
+        self.positions.withUnsafeBufferPointer { positions in into.withView { incoming in out.withView { graph in
             searches.withUnsafeMutableBufferPointer { searches in
                 needed.withUnsafeMutableBufferPointer { needed in
                     // Each worker takes the next in-neighbour not yet taken: its own search, its
@@ -467,9 +470,7 @@ private struct Contractor {
                     if workers > 1, let helper { helper.run { work(1) }; work(0); helper.wait() } else { work(0) }
                 }
             }
-        } }
-        } }
-        }
+        } } }
         var added = 0
         for (i, a) in ins.enumerated() {
             for (j, b) in outs.enumerated() where needed[i * m + j] {

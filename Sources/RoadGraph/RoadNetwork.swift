@@ -414,7 +414,7 @@ extension RoadNetwork {
         // first contraction to finish frees: the time metric's, a third of the way through
         // the distance metric's on the 1M grid, where the landmarks used to follow it.
         let (tails, heads, weights, nodes) = (tail, head, [timeMs, lengthDm], kept)
-        let (lats7, lons7) = (latE7, lonE7)
+        let (latitudes, longitudes) = (latE7, lonE7)
         let adjacency = LandmarkGraph(firstOut: firstOut, head: head, firstIn: firstIn, inEdge: inEdge, tail: tail)
         let landmarkCounts = Metric.allCases.map(LandmarkTable.count(for:))
         enum Job { case contract(Int), landmarks(Int) }
@@ -446,7 +446,7 @@ extension RoadNetwork {
                                 tell?("contracting (\(each.joined(separator: ", ")))", s.reduce(0, +) / Double(s.count))
                             }
                         }
-                        let positions = ContractionHierarchy.lowerBoundPositions(latE7: lats7, lonE7: lons7, tail: tails,
+                        let positions = ContractionHierarchy.lowerBoundPositions(latE7: latitudes, lonE7: longitudes, tail: tails,
                                                                                  head: heads, weight: weights[i])
                         out[i] = ContractionHierarchy(nodeCount: nodes, tail: tails, head: heads, weight: weights[i],
                                                       limits: .for(Metric.allCases[i]), positions: positions, progress: share)

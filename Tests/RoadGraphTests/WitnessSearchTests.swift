@@ -66,11 +66,9 @@ import Testing
             let wanted = unique.map { _ in Int.random(in: 0..<4, using: &rng) != 0 }
             let heaviestFirst = unique.indices.sorted { unique[$0].weight > unique[$1].weight }
             let base = UInt32(Int.random(in: 0..<40, using: &rng))
-            g.arcs.withUnsafeBufferPointer { arcs in
-                g.slots.withUnsafeBufferPointer { slots in
-                    search.run(ArcView(arcs: arcs, slots: slots), from: source, skipping: skip, targets: unique,
-                               heaviestFirst: heaviestFirst, wanted: { wanted[$0] }, base: base, maxSettled: .max)
-                }
+            g.withView { graph in
+                search.run(graph, from: source, skipping: skip, targets: unique,
+                           heaviestFirst: heaviestFirst, wanted: { wanted[$0] }, base: base, maxSettled: .max)
             }
             let exact = Self.oracle(g, from: source, skipping: skip)
             for (j, t) in unique.enumerated() where wanted[j] {
@@ -108,16 +106,11 @@ import Testing
             let heaviestFirst = unique.indices.sorted { unique[$0].weight > unique[$1].weight }
             let base = UInt32(Int.random(in: 0..<40, using: &rng))
             let settled = 1 + Int.random(in: 0..<6, using: &rng)
-            let verdicts: [Bool] = g.arcs.withUnsafeBufferPointer { arcs in
-                g.slots.withUnsafeBufferPointer { slots in
-                    search.run(ArcView(arcs: arcs, slots: slots), from: source, skipping: skip, targets: unique,
-                               heaviestFirst: heaviestFirst, wanted: { _ in true }, base: base, maxSettled: settled)
-                    return into.arcs.withUnsafeBufferPointer { inArcs in
-                        into.slots.withUnsafeBufferPointer { inSlots in
-                            unique.map { search.witnesses(Int($0.node), within: base + $0.weight,
-                                                          into: ArcView(arcs: inArcs, slots: inSlots), skipping: skip) }
-                        }
-                    }
+            let verdicts: [Bool] = g.withView { graph in
+                search.run(graph, from: source, skipping: skip, targets: unique,
+                           heaviestFirst: heaviestFirst, wanted: { _ in true }, base: base, maxSettled: settled)
+                return into.withView { incoming in
+                    unique.map { search.witnesses(Int($0.node), within: base + $0.weight, into: incoming, skipping: skip) }
                 }
             }
             let exact = Self.oracle(g, from: source, skipping: skip)
@@ -199,10 +192,8 @@ import Testing
                 return HierarchyArc(node: t.node, weight: UInt32(max(0, near - Double(base))), edge: 0)
             }
             let heaviestFirst = targets.indices.sorted { targets[$0].weight > targets[$1].weight }
-            c.lists.arcs.withUnsafeBufferPointer { arcs in c.lists.slots.withUnsafeBufferPointer { slots in
-                into.arcs.withUnsafeBufferPointer { inArcs in into.slots.withUnsafeBufferPointer { inSlots in
+            c.lists.withView { graph in into.withView { incoming in
                     positions.withUnsafeBufferPointer { places in
-                        let graph = ArcView(arcs: arcs, slots: slots), incoming = ArcView(arcs: inArcs, slots: inSlots)
                         plain.run(graph, from: source, skipping: skip, targets: targets, heaviestFirst: heaviestFirst,
                                   wanted: { _ in true }, base: base, maxSettled: .max)
                         aimed.run(graph, from: source, skipping: skip, targets: targets, heaviestFirst: heaviestFirst,
@@ -214,7 +205,6 @@ import Testing
                             if verdict { witnessed += 1 } else { refused += 1 }
                         }
                     }
-                } }
             } }
             settledPlain += plain.lastSettled; settledAimed += aimed.lastSettled
         }
