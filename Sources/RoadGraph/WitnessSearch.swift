@@ -180,15 +180,10 @@ struct WitnessSearch {
                 }
                 // The source's arcs are labelled: decide what they and one arc more reach.
                 if u == source, let incoming {
-                    for t in targets where labels[Int(t.node)].target == g {
-                        let w = Int(t.node), within = plus(base, t.weight)
-                        var reached = labels[w].stamp == g && labels[w].dist <= within
-                        let slot = incoming.slots[w]
-                        for k in slot.first..<(slot.first + Int(slot.count)) where !reached {
-                            let a = incoming.arcs[k], y = Int(a.node)
-                            reached = y != skip && labels[y].stamp == g && plus(labels[y].dist, a.weight) <= within
-                        }
-                        if reached { labels[w].target = 0; pending -= 1 }
+                    for t in targets where labels[Int(t.node)].target == g
+                        && Self.reaches(Int(t.node), within: plus(base, t.weight), into: incoming, skipping: skip,
+                                        labels: UnsafeBufferPointer(labels), generation: g) {
+                        labels[Int(t.node)].target = 0; pending -= 1
                     }
                     if pending == 0 { break }
                     bound = limit()
@@ -210,11 +205,23 @@ struct WitnessSearch {
     /// Sound for any search, however early it stopped: every label is the length of a
     /// path that avoids `skip`.
     func witnesses(_ target: Int, within bound: UInt32, into: ArcView, skipping skip: Int) -> Bool {
-        if distance(target) <= bound { return true }
+        labels.withUnsafeBufferPointer {
+            Self.reaches(target, within: bound, into: into, skipping: skip, labels: $0, generation: generation)
+        }
+    }
+
+    /// The rule of `witnesses(_:within:into:skipping:)` on labels of generation `g`: the one
+    /// definition, which the search also applies as soon as its source is settled. Only a
+    /// node labelled in this generation counts, so a bound that saturates at `UInt32.max`
+    /// (costs summed past 32 bits in a crafted graph) accepts no unreached node.
+    @inline(__always)
+    static func reaches(_ target: Int, within bound: UInt32, into: ArcView, skipping skip: Int,
+                        labels: UnsafeBufferPointer<Label>, generation g: UInt32) -> Bool {
+        if labels[target].stamp == g && labels[target].dist <= bound { return true }
         let slot = into.slots[target]
         for k in slot.first..<(slot.first + Int(slot.count)) {
             let a = into.arcs[k], y = Int(a.node)
-            if y != skip && plus(distance(y), a.weight) <= bound { return true }
+            if y != skip && labels[y].stamp == g && plus(labels[y].dist, a.weight) <= bound { return true }
         }
         return false
     }

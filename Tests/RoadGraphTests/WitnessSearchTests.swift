@@ -23,6 +23,16 @@ import Testing
         return lists
     }
 
+    /// The same arcs seen from their heads, as `Contractor.into` holds them.
+    static func reversed(_ g: ArcLists) -> ArcLists {
+        let n = g.slots.count
+        var indegree = [Int32](repeating: 0, count: n)
+        for u in 0..<n { for k in g.range(u) { indegree[Int(g.arcs[k].node)] += 1 } }
+        var into = ArcLists(degrees: indegree)
+        for u in 0..<n { for k in g.range(u) { into.append(HierarchyArc(node: UInt32(u), weight: g.arcs[k].weight, edge: 0), to: Int(g.arcs[k].node)) } }
+        return into
+    }
+
     /// Distances from `source` without entering `skip`: the textbook O(n²) Dijkstra.
     static func oracle(_ g: ArcLists, from source: Int, skipping skip: Int) -> [UInt32] {
         let n = g.slots.count
@@ -93,11 +103,7 @@ import Testing
     @Test func aWitnessMayEndWithOneArcIntoTheTarget() {
         let n = 400
         let g = Self.graph(n, seed: 33)
-        // The same arcs seen from their heads, as `Contractor.into` holds them.
-        var indegree = [Int32](repeating: 0, count: n)
-        for u in 0..<n { for k in g.range(u) { indegree[Int(g.arcs[k].node)] += 1 } }
-        var into = ArcLists(degrees: indegree)
-        for u in 0..<n { for k in g.range(u) { into.append(HierarchyArc(node: UInt32(u), weight: g.arcs[k].weight, edge: 0), to: Int(g.arcs[k].node)) } }
+        let into = Self.reversed(g)
         var rng = SeededRandom(seed: 8)
         var search = WitnessSearch(nodeCount: n)
         var accepted = 0, onlyByTheLastArc = 0
@@ -130,6 +136,29 @@ import Testing
             }
         }
         #expect(accepted > 100 && onlyByTheLastArc > 20, "accepted \(accepted), by the last arc \(onlyByTheLastArc)")
+    }
+
+    /// A bound summed past 32 bits saturates at `UInt32.max`: an unreached target, or one
+    /// whose in-neighbours were never reached, is still no witness (the unreached distance
+    /// is `UInt32.max` too, and used to pass as within it).
+    @Test func aSaturatedBoundAcceptsNoUnreachedNode() {
+        var lists = ArcLists(degrees: [1, 1, 1, 0])
+        lists.append(HierarchyArc(node: 1, weight: 5, edge: 0), to: 0)
+        lists.append(HierarchyArc(node: 3, weight: 5, edge: 1), to: 1)
+        lists.append(HierarchyArc(node: 3, weight: 5, edge: 2), to: 2)
+        let into = Self.reversed(lists)
+        var search = WitnessSearch(nodeCount: 4)
+        let targets = [HierarchyArc(node: 3, weight: .max, edge: 0)]
+        lists.withView { graph in into.withView { incoming in
+            // From 0 skipping 1: node 3 is out of reach (2 is, but nothing leads to it).
+            search.run(graph, from: 0, skipping: 1, targets: targets, heaviestFirst: [0], wanted: { _ in true },
+                       base: .max, maxSettled: .max, incoming: incoming)
+            #expect(!search.witnesses(3, within: .max, into: incoming, skipping: 1))
+            // Skipping 2 instead, 3 is reached through 1: a witness at any bound.
+            search.run(graph, from: 0, skipping: 2, targets: targets, heaviestFirst: [0], wanted: { _ in true },
+                       base: .max, maxSettled: .max, incoming: incoming)
+            #expect(search.witnesses(3, within: .max, into: incoming, skipping: 2))
+        } }
     }
 
     /// A seeded random city of `n` nodes in a few kilometres: each node's arcs go to nodes
@@ -171,8 +200,7 @@ import Testing
         let c = Self.city(n, seed: 12)
         let positions = ContractionHierarchy.lowerBoundPositions(latE7: c.latE7, lonE7: c.lonE7, tail: c.tail, head: c.head, weight: c.weight)
         #expect(positions.count == n)
-        var into = ArcLists(degrees: (0..<n).map { v in Int32(c.head.filter { Int($0) == v }.count) })
-        for e in c.tail.indices { into.append(HierarchyArc(node: c.tail[e], weight: c.weight[e], edge: UInt32(e)), to: Int(c.head[e])) }
+        let into = Self.reversed(c.lists)
         var rng = SeededRandom(seed: 3)
         var plain = WitnessSearch(nodeCount: n), aimed = WitnessSearch(nodeCount: n)
         var settledPlain = 0, settledAimed = 0, witnessed = 0, refused = 0, tightest = Float.infinity
@@ -192,20 +220,18 @@ import Testing
                 return HierarchyArc(node: t.node, weight: UInt32(max(0, near - Double(base))), edge: 0)
             }
             let heaviestFirst = targets.indices.sorted { targets[$0].weight > targets[$1].weight }
-            c.lists.withView { graph in into.withView { incoming in
-                    positions.withUnsafeBufferPointer { places in
-                        plain.run(graph, from: source, skipping: skip, targets: targets, heaviestFirst: heaviestFirst,
-                                  wanted: { _ in true }, base: base, maxSettled: .max)
-                        aimed.run(graph, from: source, skipping: skip, targets: targets, heaviestFirst: heaviestFirst,
-                                  wanted: { _ in true }, base: base, maxSettled: .max, incoming: incoming, positions: places)
-                        for t in targets {
-                            let w = Int(t.node), bound = base + t.weight
-                            let verdict = aimed.witnesses(w, within: bound, into: incoming, skipping: skip)
-                            #expect(verdict == (exact[w] <= bound), "target \(w): bound \(bound), exact \(exact[w])")
-                            if verdict { witnessed += 1 } else { refused += 1 }
-                        }
-                    }
-            } }
+            c.lists.withView { graph in into.withView { incoming in positions.withUnsafeBufferPointer { places in
+                plain.run(graph, from: source, skipping: skip, targets: targets, heaviestFirst: heaviestFirst,
+                          wanted: { _ in true }, base: base, maxSettled: .max)
+                aimed.run(graph, from: source, skipping: skip, targets: targets, heaviestFirst: heaviestFirst,
+                          wanted: { _ in true }, base: base, maxSettled: .max, incoming: incoming, positions: places)
+                for t in targets {
+                    let w = Int(t.node), bound = base + t.weight
+                    let verdict = aimed.witnesses(w, within: bound, into: incoming, skipping: skip)
+                    #expect(verdict == (exact[w] <= bound), "target \(w): bound \(bound), exact \(exact[w])")
+                    if verdict { witnessed += 1 } else { refused += 1 }
+                }
+            } } }
             settledPlain += plain.lastSettled; settledAimed += aimed.lastSettled
         }
         // Both verdicts met, the bound within a few per cent of the closest path, and the
