@@ -79,7 +79,7 @@ extension RoadNetwork {
     public static func importCSV(nodes nodesPath: String, edges edgesPath: String,
                                  progress: ImportProgress? = nil) throws(GraphError) -> (RoadNetwork, BuildReport) {
         var draft = NetworkDraft()
-        var index: [String: UInt32] = [:]
+        var index = NodeIDIndex()
         var report = BuildReport()
         var phaseStart = ContinuousClock.now
         func phase(_ name: String) { report.endPhase(name, startedAt: &phaseStart) }
@@ -98,8 +98,10 @@ extension RoadNetwork {
                 guard (-90...90).contains(lat), (-180...180).contains(lon) else {
                     throw GraphError("\(nodesPath): line \(row.line): impossible coordinate \(lat),\(lon)")
                 }
-                guard index[id] == nil else { throw GraphError("\(nodesPath): line \(row.line): duplicate node id \"\(id)\"") }
-                index[id] = draft.addNode(latE7: Int32((lat * 1e7).rounded()), lonE7: Int32((lon * 1e7).rounded()))
+                let node = draft.addNode(latE7: Int32((lat * 1e7).rounded()), lonE7: Int32((lon * 1e7).rounded()))
+                guard index.insert(id, node: node) else {
+                    throw GraphError("\(nodesPath): line \(row.line): duplicate node id \"\(id)\"")
+                }
             }
             phase("nodes")
             progress?("edges", 0)
@@ -112,7 +114,7 @@ extension RoadNetwork {
                 let (fc, tc, lc, sc, gc) = edgeColumns!
                 func node(_ c: Int) throws(GraphError) -> UInt32 {
                     let id = edges.text(row, c)
-                    guard let v = index[id] else { throw GraphError("\(edgesPath): line \(row.line): \(edges.header[c]) is an unknown node \"\(id)\"") }
+                    guard let v = index.node(id) else { throw GraphError("\(edgesPath): line \(row.line): \(edges.header[c]) is an unknown node \"\(id)\"") }
                     return v
                 }
                 let a = try node(fc), b = try node(tc)
@@ -138,7 +140,7 @@ extension RoadNetwork {
         }
         guard !draft.edges.isEmpty else { throw GraphError("\(edgesPath): no edges") }
         draft.unpaired = [:]
-        index = [:]
+        index = NodeIDIndex()
         phase("edges")
         let network = RoadNetwork(emptying: &draft, report: &report, progress: progress)
         progress?("done", 1)
