@@ -72,7 +72,7 @@ echo "== schemathesis: the OpenAPI document against a live server, anonymous and
 bash scripts/schemathesis.sh .build/debug/wayfare .build/schemathesis 60
 echo "== ThreadSanitizer: concurrent zone lookups, GEOS/PROJ per-thread contexts, fleet readers and writers, routers sharing a graph, contraction on two threads, the dispatcher under load, concurrent payments and whole trips on both stores"
 # The filter must keep matching: the step fails unless it ran exactly the expected tests.
-expected_tsan_tests=10
+expected_tsan_tests=11
 log=.build/tsan.log
 swift test --sanitize=thread --scratch-path .build-tsan \
     --filter "ConcurrencyTests|FleetConcurrencyTests|concurrentRoutersShareOneNetwork|ParallelContractionTests|DispatchConcurrencyTests|LedgerConcurrencyTests" 2>&1 | tee "$log"

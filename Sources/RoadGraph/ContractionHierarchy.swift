@@ -75,13 +75,16 @@ struct ContractionHierarchy: Sendable {
     /// renumber nothing); the hierarchy is the same either way. `limits` bound the witness
     /// searches (the import takes `WitnessLimits.for(metric)`). `positions`, from
     /// `lowerBoundPositions`, let the searches skip nodes no target is within reach of
-    /// (none: no skipping).
+    /// (none: no skipping). `sharing` counts the import's jobs still running: once this is
+    /// the last, lighter nodes split their searches too and the helper spins between them
+    /// (none: as when other jobs run). The hierarchy is the same either way.
     init(nodeCount n: Int, tail: [UInt32], head: [UInt32], weight: [UInt32],
          workers: Int = ProcessInfo.processInfo.activeProcessorCount >= 2 ? 2 : 1, compactionFloor: Int = 1_024,
-         limits: WitnessLimits = .thorough, positions: [SIMD2<Float>] = [], progress: ((Double) -> Void)? = nil) {
+         limits: WitnessLimits = .thorough, positions: [SIMD2<Float>] = [], sharing: CoreSharing? = nil,
+         progress: ((Double) -> Void)? = nil) {
         originalEdgeCount = head.count
         var c = Contractor(nodeCount: n, tail: tail, head: head, weight: weight, workers: workers,
-                           compactionFloor: compactionFloor, limits: limits, positions: positions)
+                           compactionFloor: compactionFloor, limits: limits, positions: positions, sharing: sharing)
         c.run(progress: progress)
         c.helper?.stop()
         splitContractions = c.splitContractions
@@ -146,30 +149,6 @@ struct ContractionHierarchy: Sendable {
         let e = Int(edge)
         return e < originalEdgeCount ? lengthDm[e] : shortcutLengthDm[e - originalEdgeCount]
     }
-}
-
-/// How many nodes a witness search settles at most: to rank a node (its simulation) and to
-/// contract it. Each verdict also accepts a path that ends with one arc into the target from
-/// a node the search reached (`WitnessSearch.witnesses`), so even short searches find the
-/// few-arc witnesses of a dense core.
-struct WitnessLimits: Sendable {
-    /// Settled nodes at most, in a search that ranks a node and in one that contracts it.
-    var simulation: Int, contraction: Int
-
-    /// For a metric whose top is sparse (travel time, with its avenues and expressways):
-    /// searches long enough to rank the order well, which the ETAs' climbs from many cabs
-    /// feel. On the 1M grid the time metric contracts within the distance metric's time
-    /// either way.
-    static let thorough = WitnessLimits(simulation: 60, contraction: 400)
-    /// For a metric with a large dense core (distance, where every street is alike): the
-    /// core's searches are the import's time, and with the last arc into the target these
-    /// lose little. The 1M grid's distance metric: 87 s against 220 s with `thorough` and
-    /// without that arc, 10.13 M shortcuts against 10.43 M, routes as fast
-    /// (docs/benchmarks.md, "A witness's last arc").
-    static let quick = WitnessLimits(simulation: 15, contraction: 150)
-
-    /// The limits a metric is contracted with.
-    static func `for`(_ metric: Metric) -> WitnessLimits { metric == .time ? .thorough : .quick }
 }
 
 /// The arcs of every node of the graph being contracted, in one array: each node's in a
@@ -312,7 +291,9 @@ private struct KeptArcs {
 /// node with many neighbours can run on two cores, and the hierarchy is the same whether
 /// they did or not. Why only then: at the start of a contraction each node's searches take
 /// a microsecond or two, less than waking another thread; the dense core left at the end,
-/// where degrees reach the tens and the time goes, is where the second core pays.
+/// where degrees reach the tens and the time goes, is where the second core pays. Once the
+/// import's other jobs are done, the helper spins between tasks instead of sleeping, and
+/// nodes of an eighth of that work split too (`splitWorkAlone`).
 ///
 /// The remaining nodes are renumbered as the graph shrinks (`compact()`): every time they
 /// fall to a quarter of the ids in use, they take the ids 0, 1, 2, … in their old order.
@@ -362,6 +343,20 @@ private struct Contractor {
     /// Measured again with the distance metric's shorter searches (`WitnessLimits.quick`):
     /// 1,500, 3,000, 20,000 and 40,000 were no better.
     static let splitWork = 8_000
+    /// The same, once this contraction has the cores to itself (`CoreSharing`), when the
+    /// helper spins between tasks (`spinsAlone`) rather than sleeping. Why: the band where
+    /// the distance metric's degrees are in the twenties and thirties then runs on both
+    /// cores instead of one. The 1M grid's import, alternating with the helper that always
+    /// sleeps: 75.2–75.7 s against 92.7–96.8 s on a slow evening, 71.1–71.3 s against
+    /// 82.6–84.0 s on a quicker one (the same files). Splitting at 500 and 2,000 was no
+    /// better than 1,000; spinning 2,000 times was less steady.
+    static let splitWorkAlone = 1_000
+    /// How many times the helper and its owner check for each other before they sleep,
+    /// once the contraction has the cores to itself: about 0.6 ms.
+    static let spinsAlone = 20_000
+    /// The import's other jobs, to know when this contraction has the cores to itself
+    /// (nil: never assumed).
+    let sharing: CoreSharing?
     /// How far the witness searches go.
     let limits: WitnessLimits
     /// Each working id's place from `ContractionHierarchy.lowerBoundPositions` (empty: the
@@ -371,8 +366,9 @@ private struct Contractor {
     /// The graph of `n` nodes whose edges run `tail[e]` → `head[e]` at `weight[e]`, ready
     /// to contract (loops left out, parallel edges kept at their lowest weight).
     init(nodeCount n: Int, tail: [UInt32], head: [UInt32], weight: [UInt32], workers: Int, compactionFloor: Int,
-         limits: WitnessLimits, positions: [SIMD2<Float>]) {
+         limits: WitnessLimits, positions: [SIMD2<Float>], sharing: CoreSharing?) {
         self.n = n
+        self.sharing = sharing
         self.positions = positions
         self.limits = limits
         node = Array(0..<UInt32(n))
@@ -428,7 +424,9 @@ private struct Contractor {
             needed.append(contentsOf: repeatElement(true, count: ins.count * m))
         }
         let heaviestFirst = outs.indices.sorted { outs[$0].weight > outs[$1].weight }
-        let workers = helper != nil && ins.count * m * maxSettled >= Self.splitWork && ins.count > 1 ? 2 : 1
+        let alone = sharing?.alone == true
+        helper?.spins = alone ? Self.spinsAlone : 0
+        let workers = helper != nil && ins.count * m * maxSettled >= (alone ? Self.splitWorkAlone : Self.splitWork) && ins.count > 1 ? 2 : 1
         if workers > 1 { splitContractions += 1 }
         // The searches follow the out-arcs; the verdicts also read the targets' in-arcs.
         self.positions.withUnsafeBufferPointer { positions in into.withView { incoming in out.withView { graph in

@@ -426,6 +426,7 @@ extension RoadNetwork {
         var seconds = [Double](repeating: 0, count: weights.count), landmarkSeconds = seconds
         // Each metric's share done; the caller hears their mean, one call at a time.
         let shares = Locked([Double](repeating: 0, count: weights.count))
+        let sharing = CoreSharing(jobs: jobs.count)
         nonisolated(unsafe) let tell = progress  // called only under `shares`' lock
         built.withUnsafeMutableBufferPointer { buffer in
           tables.withUnsafeMutableBufferPointer { tableBuffer in
@@ -434,6 +435,7 @@ extension RoadNetwork {
                 // Each job writes only its own slots.
                 nonisolated(unsafe) let (out, table, took, tookLandmarks) = (buffer, tableBuffer, secondsBuffer, landmarkBuffer)
                 DispatchQueue.concurrentPerform(iterations: jobs.count) { job in
+                    defer { sharing.finish() }
                     let start = ContinuousClock.now
                     switch jobs[job] {
                     case .contract(let i):
@@ -449,7 +451,8 @@ extension RoadNetwork {
                         let positions = ContractionHierarchy.lowerBoundPositions(latE7: latitudes, lonE7: longitudes, tail: tails,
                                                                                  head: heads, weight: weights[i])
                         out[i] = ContractionHierarchy(nodeCount: nodes, tail: tails, head: heads, weight: weights[i],
-                                                      limits: .for(Metric.allCases[i]), positions: positions, progress: share)
+                                                      limits: .for(Metric.allCases[i]), positions: positions, sharing: sharing,
+                                                      progress: share)
                         share(1)
                         took[i] = (ContinuousClock.now - start).inSeconds
                     case .landmarks(let i):

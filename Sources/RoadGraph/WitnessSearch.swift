@@ -2,9 +2,35 @@ import Dispatch
 import Foundation
 import SpatialIndex
 import Synchronization
+import CIntrinsics
 
-// The witness searches of contraction, and the helper thread that runs half of a dense
-// node's searches (see `Contractor`).
+// The witness searches of contraction and their limits, the helper thread that runs half
+// of a dense node's searches, and what tells a contraction it has the cores to itself (see
+// `Contractor`).
+
+/// How many nodes a witness search settles at most: to rank a node (its simulation) and to
+/// contract it. Each verdict also accepts a path that ends with one arc into the target from
+/// a node the search reached (`WitnessSearch.witnesses`), so even short searches find the
+/// few-arc witnesses of a dense core.
+struct WitnessLimits: Sendable {
+    /// Settled nodes at most, in a search that ranks a node and in one that contracts it.
+    var simulation: Int, contraction: Int
+
+    /// For a metric whose top is sparse (travel time, with its avenues and expressways):
+    /// searches long enough to rank the order well, which the ETAs' climbs from many cabs
+    /// feel. On the 1M grid the time metric contracts within the distance metric's time
+    /// either way.
+    static let thorough = WitnessLimits(simulation: 60, contraction: 400)
+    /// For a metric with a large dense core (distance, where every street is alike): the
+    /// core's searches are the import's time, and with the last arc into the target these
+    /// lose little. The 1M grid's distance metric: 87 s against 220 s with `thorough` and
+    /// without that arc, 10.13 M shortcuts against 10.43 M, routes as fast
+    /// (docs/benchmarks.md, "A witness's last arc").
+    static let quick = WitnessLimits(simulation: 15, contraction: 150)
+
+    /// The limits a metric is contracted with.
+    static func `for`(_ metric: Metric) -> WitnessLimits { metric == .time ? .thorough : .quick }
+}
 
 /// A read-only view of `ArcLists` for the witness searches, shared by the workers while
 /// no one writes to the lists.
@@ -16,25 +42,42 @@ struct ArcView: @unchecked Sendable {
 /// A thread that runs one task at a time for its owner, who waits for it: the second
 /// worker of a contraction. Why not `DispatchQueue.concurrentPerform`: the two metrics
 /// already contract inside one, and Dispatch runs an apply nested in another serially.
-/// Why it sleeps rather than spins between tasks: with both metrics contracting at once,
-/// four threads share two cores, and a spinning helper starves the thread it waits for.
+///
+/// Each side can spin a while before it sleeps (`spins`): the helper for its next task,
+/// the owner for the task's end. The owner turns it on only while its contraction has the
+/// cores to itself (`CoreSharing`). Why: waking a thread asleep on a semaphore takes about
+/// as long as a middling node's searches, so asleep only the densest nodes paid for the
+/// split; but while both metrics contract, four threads share two cores, and a spinning
+/// thread takes the core from the one it waits for.
 ///
 /// `@unchecked Sendable`: `task` is written only by the owner while the thread waits, and
-/// read by the thread only after it is posted. The semaphores make each side wait; the
-/// counters' release and acquire order the memory in Swift's own terms, whatever a
-/// semaphore does inside.
+/// read by the thread only after it is posted. Each side moves its counter with release
+/// order and then signals its semaphore; the other side acquires the counter before it
+/// reads what was written (in Swift's own terms, whatever a semaphore does inside), and
+/// every signal is taken by one wait. Why the counter before the signal: a side woken
+/// before the counter moved would spin on a partner the scheduler had just taken off the
+/// core to run it.
 final class HelperThread: @unchecked Sendable {
     private let start = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
     /// Tasks posted (-1: stop) and finished.
     private let posted = Atomic<Int>(0), finished = Atomic<Int>(0)
+    /// How many times each side checks a counter before it sleeps (0: it sleeps at once).
+    /// About 30 ns each on x86 (`pause`, with a `sched_yield` every 64), so 20,000 is
+    /// about 0.6 ms.
+    private let spinLimit = Atomic<Int>(0)
     private var task: (@Sendable () -> Void)?
+    /// Tasks the owner has posted (the owner's own count).
+    private var issued = 0
 
     init() {
         // The thread holds the helper until `stop()`.
         let thread = Thread {
+            var taken = 0
             while true {
-                self.start.wait()
-                guard self.posted.load(ordering: .acquiring) >= 0 else { return }
+                Self.await(self.posted, beyond: taken, on: self.start, spins: self.spinLimit.load(ordering: .relaxed))
+                let now = self.posted.load(ordering: .acquiring)
+                guard now >= 0 else { return }
+                taken = now
                 self.task?()
                 self.finished.add(1, ordering: .releasing)
                 self.done.signal()
@@ -43,17 +86,39 @@ final class HelperThread: @unchecked Sendable {
         thread.start()
     }
 
+    /// How many times each side checks before it sleeps; set by the owner between tasks.
+    var spins: Int {
+        get { spinLimit.load(ordering: .relaxed) }
+        set { spinLimit.store(newValue, ordering: .relaxed) }
+    }
+
+    /// Waits until `counter` is no longer `value` (or is negative: stopped), checking up to
+    /// `spins` times before it sleeps, then takes `semaphore`'s signal, which the other side
+    /// gives right after it moves the counter.
+    private static func await(_ counter: borrowing Atomic<Int>, beyond value: Int, on semaphore: DispatchSemaphore, spins: Int) {
+        var spin = 0
+        while spin < spins, counter.load(ordering: .relaxed) == value {
+            // Now and then the core is offered to another thread: when threads outnumber
+            // the cores (other work on the machine), the partner may be waiting for this one.
+            if spin & 63 == 63 { sched_yield() } else { wayfare_spin_hint() }
+            spin += 1
+        }
+        semaphore.wait()
+        // The signal follows the move, so this is at once; the load orders the memory.
+        while counter.load(ordering: .acquiring) == value { wayfare_spin_hint() }
+    }
+
     /// Starts `work` on the thread; call `wait()` before starting another.
     func run(_ work: @escaping @Sendable () -> Void) {
         task = work
-        posted.add(1, ordering: .releasing)
+        issued += 1
+        posted.store(issued, ordering: .releasing)
         start.signal()
     }
 
     /// Waits for the task started last.
     func wait() {
-        done.wait()
-        _ = finished.load(ordering: .acquiring)
+        Self.await(finished, beyond: issued - 1, on: done, spins: spins)
         task = nil
     }
 
@@ -62,6 +127,20 @@ final class HelperThread: @unchecked Sendable {
         posted.store(-1, ordering: .releasing)
         start.signal()
     }
+}
+
+/// How many of the import's jobs are still running (contractions and landmarks), so that a
+/// contraction knows when it has the cores to itself (`HelperThread.spins`).
+///
+/// `Sendable`: one atomic counter.
+final class CoreSharing: Sendable {
+    private let running: Atomic<Int>
+    /// `jobs` jobs, none finished yet.
+    init(jobs: Int) { running = Atomic(jobs) }
+    /// Says that one job has finished.
+    func finish() { running.subtract(1, ordering: .relaxed) }
+    /// Whether at most one job is still running (the caller's).
+    var alone: Bool { running.load(ordering: .relaxed) <= 1 }
 }
 
 /// An atomic index the workers of a contraction share.

@@ -64,12 +64,46 @@ import TestSupport
                                        limits: .for(metric), positions: positions)
         let two = ContractionHierarchy(nodeCount: g.nodeCount, tail: g.tail, head: g.head, weight: weight, workers: 2,
                                        limits: .for(metric), positions: positions)
+        // Alone on the cores: the helper spins between tasks, and lighter nodes split too.
+        let alone = ContractionHierarchy(nodeCount: g.nodeCount, tail: g.tail, head: g.head, weight: weight, workers: 2,
+                                         limits: .for(metric), positions: positions, sharing: CoreSharing(jobs: 1))
         #expect(one.splitContractions == 0)
         #expect(two.splitContractions > 100, "the grid's dense nodes should have been split: \(two.splitContractions)")
-        #expect(one.shortcutFirst == two.shortcutFirst && one.shortcutSecond == two.shortcutSecond)
-        #expect(one.upFirst == two.upFirst && one.downFirst == two.downFirst)
-        #expect(one.up.map { [$0.node, $0.weight, $0.edge] } == two.up.map { [$0.node, $0.weight, $0.edge] })
-        #expect(one.down.map { [$0.node, $0.weight, $0.edge] } == two.down.map { [$0.node, $0.weight, $0.edge] })
+        #expect(alone.splitContractions > two.splitContractions, "alone: \(alone.splitContractions)")
+        for other in [two, alone] {
+            #expect(one.shortcutFirst == other.shortcutFirst && one.shortcutSecond == other.shortcutSecond)
+            #expect(one.upFirst == other.upFirst && one.downFirst == other.downFirst)
+            #expect(one.up.map { [$0.node, $0.weight, $0.edge] } == other.up.map { [$0.node, $0.weight, $0.edge] })
+            #expect(one.down.map { [$0.node, $0.weight, $0.edge] } == other.down.map { [$0.node, $0.weight, $0.edge] })
+        }
+    }
+
+    /// The helper runs every task once, and its owner sees what the task wrote, whether the
+    /// two spin between tasks or sleep; tasks short and long, so that each side sometimes
+    /// finds the other's counter moved while spinning and sometimes sleeps first.
+    @Test func theHelperRunsEachTaskOnceSpinningOrAsleep() {
+        let helper = HelperThread()
+        defer { helper.stop() }
+        let runs = 300
+        var seen = [Int](repeating: 0, count: runs)
+        seen.withUnsafeMutableBufferPointer { buffer in
+            nonisolated(unsafe) let slots = buffer  // each task writes its own slot, read after `wait()`
+            for k in 0..<runs {
+                helper.spins = k % 3 == 0 ? 0 : 2_000
+                helper.run {
+                    var x = UInt64(k)
+                    for _ in 0..<(k % 7 == 0 ? 20_000 : k % 5) { x = x &* 6364136223846793005 &+ 1 }
+                    slots[k] += x == 1 ? 100 : 1  // reads x, so the loop stays
+                }
+                helper.wait()
+                #expect(slots[k] == 1)
+            }
+        }
+        #expect(seen.allSatisfy { $0 == 1 })
+        let sharing = CoreSharing(jobs: 3)
+        #expect(!sharing.alone)
+        sharing.finish(); #expect(!sharing.alone)
+        sharing.finish(); #expect(sharing.alone)
     }
 }
 

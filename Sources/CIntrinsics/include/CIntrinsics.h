@@ -31,6 +31,16 @@ static inline void wayfare_prefetch_for_writing(void *p) {
     __builtin_prefetch(p, 1, 3);
 }
 
+/// Tells the core that this thread is spinning on a value another core will change (x86's
+/// `pause`, Arm's `yield`): the loop then leaves the core's other hardware thread more room.
+static inline void wayfare_spin_hint(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
 /// Eight floats in a pair of vector registers: Swift sees the type as `SIMD8<Float>`.
 typedef float wayfare_float8 __attribute__((ext_vector_type(8)));
 typedef _Bool wayfare_bool8 __attribute__((ext_vector_type(8)));
