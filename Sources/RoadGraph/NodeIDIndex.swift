@@ -8,14 +8,13 @@
 /// not a plain integer ("a", "007", "-5", " 7") moves every id to a string dictionary for
 /// good, so that each text names the node it named before, and "007" is not "7".
 struct NodeIDIndex {
-    private enum Storage {
-        /// `table[id]` is the node (`absent`: none) for integer ids below `table.count`.
-        case dense([UInt32])
-        case sparse([Int64: UInt32])
-        case text([String: UInt32])
-    }
-
-    private var storage = Storage.dense([])
+    /// Where the ids are: one of the three below holds them all.
+    private enum Mode { case dense, sparse, text }
+    private var mode = Mode.dense
+    /// `table[id]` is the node (`absent`: none) for integer ids below `table.count`.
+    private var table: [UInt32] = []
+    private var numbers: [Int64: UInt32] = [:]
+    private var names: [String: UInt32] = [:]
     /// Ids held.
     private(set) var count = 0
     private static let absent = UInt32.max
@@ -25,10 +24,8 @@ struct NodeIDIndex {
 
     /// Adds `id` for `node`; false (and nothing added) when the id is already there.
     mutating func insert(_ id: String, node: UInt32) -> Bool {
-        if case .text = storage {} else if let number = Self.integer(id) { return insert(number, node: node) } else { moveToText() }
-        guard case .text(var names) = storage else { return false }
-        storage = .dense([])  // so that `names` is the dictionary's only reference while it changes
-        defer { storage = .text(names) }
+        if mode != .text, let number = Self.integer(id) { return insert(number, node: node) }
+        moveToText()
         guard names[id] == nil else { return false }
         names[id] = node
         count += 1
@@ -37,36 +34,28 @@ struct NodeIDIndex {
 
     /// The node `id` names, if any.
     func node(_ id: String) -> UInt32? {
-        switch storage {
-        case .dense(let table):
+        switch mode {
+        case .dense:
             guard let number = Self.integer(id), number < table.count, table[Int(number)] != Self.absent else { return nil }
             return table[Int(number)]
-        case .sparse(let numbers):
+        case .sparse:
             return Self.integer(id).flatMap { numbers[$0] }
-        case .text(let names):
+        case .text:
             return names[id]
         }
     }
 
     private mutating func insert(_ number: Int64, node: UInt32) -> Bool {
-        switch storage {
-        case .dense(var table):
-            let limit = Self.slotsPerID * (count + 1) + Self.slack
-            guard number < limit else {
-                moveToSparse()
-                return insert(number, node: node)
-            }
-            storage = .sparse([:])  // `table` the array's only reference while it changes
-            defer { storage = .dense(table) }
+        if mode == .dense && number >= Self.slotsPerID * (count + 1) + Self.slack { moveToSparse() }
+        switch mode {
+        case .dense:
             let i = Int(number)
             if i >= table.count {
                 table.append(contentsOf: repeatElement(Self.absent, count: max(i + 1, 2 * table.count) - table.count))
             }
             guard table[i] == Self.absent else { return false }
             table[i] = node
-        case .sparse(var numbers):
-            storage = .dense([])
-            defer { storage = .sparse(numbers) }
+        case .sparse:
             guard numbers[number] == nil else { return false }
             numbers[number] = node
         case .text:
@@ -77,25 +66,20 @@ struct NodeIDIndex {
     }
 
     private mutating func moveToSparse() {
-        guard case .dense(let table) = storage else { return }
-        var numbers: [Int64: UInt32] = [:]
         numbers.reserveCapacity(count * 2)
         for (id, node) in table.enumerated() where node != Self.absent { numbers[Int64(id)] = node }
-        storage = .sparse(numbers)
+        table = []
+        mode = .sparse
     }
 
+    /// Moves every id to `names`, once: from then on each is looked up as it is written.
     private mutating func moveToText() {
-        var names: [String: UInt32] = [:]
+        guard mode != .text else { return }
         names.reserveCapacity(count * 2)
-        switch storage {
-        case .dense(let table):
-            for (id, node) in table.enumerated() where node != Self.absent { names[String(id)] = node }
-        case .sparse(let numbers):
-            for (id, node) in numbers { names[String(id)] = node }
-        case .text:
-            return
-        }
-        storage = .text(names)
+        for (id, node) in table.enumerated() where node != Self.absent { names[String(id)] = node }
+        for (id, node) in numbers { names[String(id)] = node }
+        table = []; numbers = [:]
+        mode = .text
     }
 
     /// `text` as an integer if it is written as `String(integer)` writes it: digits only, no
