@@ -170,7 +170,7 @@ let package = Package(
         .testTarget(name: "ServiceSimulationTests", dependencies: ["ServiceSimulation", "Services", "Storage", "TestSupport"]),
         .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"]),
         .testTarget(name: "GeoJSONTests", dependencies: ["GeoJSON"]),
-        .testTarget(name: "CSVFileTests", dependencies: ["CSVFile"]),
+        .testTarget(name: "CSVFileTests", dependencies: ["CSVFile", "Geodesy"]),
         .testTarget(name: "BinaryFileTests", dependencies: ["BinaryFile", "TestSupport"]),
         .testTarget(name: "ProjectionTests", dependencies: ["Projection", "Geodesy", "TestSupport"]),
         .testTarget(name: "GeometryTests", dependencies: ["Geometry", "GeoJSON"]),

@@ -144,7 +144,8 @@ public struct CSVTable: Sendable {
             throw CSVError("\(path): line \(row.line): no field \(column + 1)")
         }
         let raw = row.fields[column]
-        if let v = Double(raw), v.isFinite { return v }  // the common case: no spaces
+        if let v = Self.plainDecimal(raw) { return v }  // the common case: "128.30"
+        if let v = Double(raw), v.isFinite { return v }  // no spaces
         let text = Self.trimmed(raw)
         guard let v = Double(text), v.isFinite else {
             throw CSVError("\(path): line \(row.line): \(header[column]) \"\(text)\" is not a finite number")
@@ -154,6 +155,40 @@ public struct CSVTable: Sendable {
 }
 
 extension CSVTable {
+    /// The value of `s` when it is a plain decimal (an optional "-", digits, an optional
+    /// "." and digits) of at most 15 significant digits, else nil. Why: `Double(String)`
+    /// goes through `strtod`, a fifth of reading a million-row file. The result is the one
+    /// `Double(s)` gives: the digits as an integer below 2^53 and a power of ten up to
+    /// 10^22 are both exact, so one division rounds once, correctly (Clinger's fast path).
+    package static func plainDecimal(_ s: String) -> Double? {
+        var mantissa: UInt64 = 0, digits = 0, fraction = 0, seenPoint = false, negative = false
+        var first = true
+        for b in s.utf8 {
+            defer { first = false }
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if mantissa > 0 || b != UInt8(ascii: "0") { digits += 1 }  // leading zeros are not significant
+                guard digits <= 15 else { return nil }
+                mantissa = mantissa * 10 + UInt64(b - UInt8(ascii: "0"))
+                if seenPoint { fraction += 1 }
+            case UInt8(ascii: "."):
+                guard !seenPoint else { return nil }
+                seenPoint = true
+            case UInt8(ascii: "-") where first:
+                negative = true
+            default:
+                return nil
+            }
+        }
+        // At least one digit, which a lone "-", "." or "-." lack.
+        guard s.utf8.contains(where: { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), fraction <= 22 else { return nil }
+        let value = Double(mantissa) / Self.powersOfTen[fraction]
+        return negative ? -value : value
+    }
+
+    /// 10^0 … 10^22, each exact as a `Double`.
+    private static let powersOfTen: [Double] = (0...22).map { k in (0..<k).reduce(1.0) { x, _ in x * 10 } }
+
     /// A text field without the blanks around it (tabs and Unicode spaces, as Foundation's
     /// `CharacterSet.whitespaces` has them); "" for a column the row does not have.
     public func text(_ row: Row, _ column: Int) -> String {

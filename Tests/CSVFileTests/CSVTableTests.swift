@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import CSVFile
+import Geodesy
 
 @Suite struct CSVTableTests {
     func table(_ text: String, required: [String] = []) throws(CSVError) -> CSVTable {
@@ -20,6 +21,37 @@ import CSVFile
         #expect(t.optionalColumn("wkt") == nil)
         #expect(throws: CSVError("t.csv: line 1: the header has no column \"id\"")) { try t.column("id") }
         #expect(throws: CSVError("t.csv: line 2: no field 8")) { try t.number(t.rows[0], 7) }
+    }
+
+    @Test func plainDecimalsReadAsDoubleReadsThem() {
+        // The oracle is the standard library's reading (strtod), bit for bit (so -0 too).
+        func agrees(_ s: String) -> Bool? {
+            guard let fast = CSVTable.plainDecimal(s) else { return nil }
+            return Double(s).map { $0.bitPattern == fast.bitPattern } ?? false
+        }
+        for s in ["128.30", "0", "-0", "-0.0", "5.", ".5", "-.5", "007.25", "0.1", "0.2", "0.3", "5.132",
+                  "999999999999999", "0.00000000000000012345", "-123456789.012345", "1.79769313486231"] {
+            #expect(agrees(s) == true, "\(s)")
+        }
+        // Not plain, or too long to be exact with one division: left to the standard library.
+        for s in ["", "-", ".", "-.", "+5", "1e5", "1E-3", " 5", "5 ", "1.2.3", "--1", "1-", "0x10", "inf", "nan",
+                  "1234567890123456", "0.00000000000000000000001", "1.7976931348623157", "١٢"] {
+            #expect(CSVTable.plainDecimal(s) == nil, "\(s)")
+        }
+        // Seeded random decimals of every shape the fast path takes.
+        var generator = SeededRandom(seed: 42)
+        var checked = 0
+        for _ in 0..<200_000 {
+            let digits = Int(generator.next() % 17) + 1
+            var s = generator.next() % 4 == 0 ? "-" : ""
+            let point = Int(generator.next() % UInt64(digits + 2))
+            for k in 0..<digits {
+                if k == point { s += "." }
+                s += String(generator.next() % 10)
+            }
+            if let ok = agrees(s) { #expect(ok, "\(s)"); checked += 1 }
+        }
+        #expect(checked > 100_000)
     }
 
     @Test func badInputNamesTheLine() {
