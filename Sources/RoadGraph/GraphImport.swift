@@ -123,12 +123,15 @@ extension RoadNetwork {
                 guard length >= 0, length <= 1e7 else { throw GraphError("\(edgesPath): line \(row.line): length_m \(length) is not between 0 and 10,000,000") }
                 guard time >= 0, time <= 1e6 else { throw GraphError("\(edgesPath): line \(row.line): time_s \(time) is not between 0 and 1,000,000") }
                 guard a != b else { return }  // a loop never shortens a route
-                var lat = [draft.latE7[Int(a)], draft.latE7[Int(b)]], lon = [draft.lonE7[Int(a)], draft.lonE7[Int(b)]]
-                if let gc, !edges.text(row, gc).isEmpty {
-                    do {
-                        (lat, lon) = try Self.lineString(row.fields[gc], from: (lat[0], lon[0]), to: (lat[1], lon[1]))
-                    } catch let error as GraphError { throw GraphError("\(edgesPath): line \(row.line): \(edges.header[gc]): \(error.description)") }
+                guard let gc, !edges.text(row, gc).isEmpty else {
+                    draft.addStraightEdge(tail: a, head: b, lengthMetres: length, timeSeconds: time)
+                    return
                 }
+                let lat: [Int32], lon: [Int32]
+                do {
+                    (lat, lon) = try Self.lineString(row.fields[gc], from: (draft.latE7[Int(a)], draft.lonE7[Int(a)]),
+                                                     to: (draft.latE7[Int(b)], draft.lonE7[Int(b)]))
+                } catch let error as GraphError { throw GraphError("\(edgesPath): line \(row.line): \(edges.header[gc]): \(error.description)") }
                 draft.addEdge(tail: a, head: b, lat: lat, lon: lon, lengthMetres: length, timeSeconds: time)
             }
         } catch let e as GraphError {
@@ -139,7 +142,7 @@ extension RoadNetwork {
             throw GraphError("\(error)")
         }
         guard !draft.edges.isEmpty else { throw GraphError("\(edgesPath): no edges") }
-        draft.unpaired = [:]
+        draft.unpaired = [:]; draft.unpairedMore = [:]
         index = NodeIDIndex()
         phase("edges")
         let network = RoadNetwork(emptying: &draft, report: &report, progress: progress)

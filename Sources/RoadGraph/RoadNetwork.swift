@@ -234,8 +234,10 @@ struct NetworkDraft {
     }
 
     /// Pieces drawn from one node to another that carry one edge so far, waiting for the
-    /// opposite edge: keyed by (first node, last node).
-    var unpaired: [UInt64: [UInt32]] = [:]
+    /// opposite edge: keyed by (first node, last node), the earliest in `unpaired` and any
+    /// later ones (parallel rows) in `unpairedMore`, in the order they came. Why not an
+    /// array per key: a million-row file allocated and freed one for nearly every street.
+    var unpaired: [UInt64: UInt32] = [:], unpairedMore: [UInt64: [UInt32]] = [:]
 
     /// Adds one directed edge given as its own row (as CSV exports and the synthetic grid
     /// give them), drawn along `lat`/`lon` (E7, from its tail's point to its head's). When
@@ -244,22 +246,56 @@ struct NetworkDraft {
     /// two-way street must be able to leave (and be reached) both ways, and a point on a
     /// junction must not be tied to one arbitrary row.
     mutating func addEdge(tail: UInt32, head: UInt32, lat: [Int32], lon: [Int32], lengthMetres: Double, timeSeconds: Double) {
+        addEdge(tail: tail, head: head, along: lat, lon, lengthMetres: lengthMetres, timeSeconds: timeSeconds)
+    }
+
+    /// `addEdge(tail:head:lat:lon:lengthMetres:timeSeconds:)` for an edge drawn straight
+    /// from its tail to its head, without building arrays for its two points.
+    mutating func addStraightEdge(tail: UInt32, head: UInt32, lengthMetres: Double, timeSeconds: Double) {
+        let lat = TwoPoints(latE7[Int(tail)], latE7[Int(head)]), lon = TwoPoints(lonE7[Int(tail)], lonE7[Int(head)])
+        addEdge(tail: tail, head: head, along: lat, lon, lengthMetres: lengthMetres, timeSeconds: timeSeconds)
+    }
+
+    private mutating func addEdge<Points: RandomAccessCollection<Int32>>(tail: UInt32, head: UInt32, along lat: Points, _ lon: Points,
+                                                                          lengthMetres: Double, timeSeconds: Double) {
         let back = UInt64(head) << 32 | UInt64(tail)
-        if var waiting = unpaired[back] {
-            for (k, p) in waiting.enumerated() {
-                let a = Int(pieceStart[Int(p)]), b = Int(pieceStart[Int(p) + 1])
-                guard b - a == lat.count,
-                      zip(pointLatE7[a..<b].reversed(), lat).allSatisfy({ $0 == $1 }),
-                      zip(pointLonE7[a..<b].reversed(), lon).allSatisfy({ $0 == $1 }) else { continue }
-                waiting.remove(at: k)
-                unpaired[back] = waiting.isEmpty ? nil : waiting
+        // Whether piece p is drawn along the same points, the other way.
+        func sameWayBack(_ p: UInt32) -> Bool {
+            let a = Int(pieceStart[Int(p)]), b = Int(pieceStart[Int(p) + 1])
+            return b - a == lat.count && zip(pointLatE7[a..<b].reversed(), lat).allSatisfy({ $0 == $1 })
+                && zip(pointLonE7[a..<b].reversed(), lon).allSatisfy({ $0 == $1 })
+        }
+        if let first = unpaired[back] {
+            var shared: UInt32?
+            if sameWayBack(first) {
+                shared = first
+                if var more = unpairedMore[back] {
+                    unpaired[back] = more.removeFirst()
+                    unpairedMore[back] = more.isEmpty ? nil : more
+                } else {
+                    unpaired[back] = nil
+                }
+            } else if var more = unpairedMore[back], let k = more.firstIndex(where: sameWayBack) {
+                shared = more.remove(at: k)
+                unpairedMore[back] = more.isEmpty ? nil : more
+            }
+            if let p = shared {
                 edges.append(.init(tail: tail, head: head, piece: p | RoadNetwork.reversedBit, lengthMetres: lengthMetres, timeSeconds: timeSeconds))
                 return
             }
         }
-        let p = addPiece(lat: lat, lon: lon, name: 0)
-        unpaired[UInt64(tail) << 32 | UInt64(head), default: []].append(p)
+        let p = addPiece(lat: lat, lon: lon, name: 0), key = UInt64(tail) << 32 | UInt64(head)
+        if unpaired[key] == nil { unpaired[key] = p } else { unpairedMore[key, default: []].append(p) }
         edges.append(.init(tail: tail, head: head, piece: p, lengthMetres: lengthMetres, timeSeconds: timeSeconds))
+    }
+
+    /// An edge's two points, as a collection that needs no allocation.
+    private struct TwoPoints: RandomAccessCollection {
+        let first: Int32, last: Int32
+        init(_ first: Int32, _ last: Int32) { self.first = first; self.last = last }
+        var startIndex: Int { 0 }
+        var endIndex: Int { 2 }
+        subscript(i: Int) -> Int32 { i == 0 ? first : last }
     }
 }
 
@@ -544,10 +580,9 @@ extension RoadNetwork {
         var d = NetworkDraft()
         for c in nodes { _ = d.addNode(latE7: Int32((c.latitude * 1e7).rounded()), lonE7: Int32((c.longitude * 1e7).rounded())) }
         for e in edges where e.from != e.to && nodes.indices.contains(e.from) && nodes.indices.contains(e.to) {
-            d.addEdge(tail: UInt32(e.from), head: UInt32(e.to), lat: [d.latE7[e.from], d.latE7[e.to]], lon: [d.lonE7[e.from], d.lonE7[e.to]],
-                      lengthMetres: e.lengthMetres, timeSeconds: e.timeSeconds)
+            d.addStraightEdge(tail: UInt32(e.from), head: UInt32(e.to), lengthMetres: e.lengthMetres, timeSeconds: e.timeSeconds)
         }
-        d.unpaired = [:]
+        d.unpaired = [:]; d.unpairedMore = [:]
         var report = BuildReport()
         return (RoadNetwork(emptying: &d, report: &report), report)
     }

@@ -111,6 +111,25 @@ func crossingXML(restrictions: Bool) -> String {
         }
     }
 
+    /// Opposite rows share a piece only when drawn along the same points; among parallel
+    /// rows waiting for their opposite, the earliest drawn alike is taken.
+    @Test func parallelRowsPairWithTheEarliestDrawnAlike() {
+        var d = NetworkDraft()
+        let a = d.addNode(latE7: 480_000_000, lonE7: 20_000_000), b = d.addNode(latE7: 480_010_000, lonE7: 20_000_000)
+        let bentLat: [Int32] = [480_000_000, 480_005_000, 480_010_000], bentLon: [Int32] = [20_000_000, 20_001_000, 20_000_000]
+        func straight(_ t: UInt32, _ h: UInt32) { d.addStraightEdge(tail: t, head: h, lengthMetres: 111, timeSeconds: 9) }
+        straight(a, b)                                                                   // piece 0
+        d.addEdge(tail: a, head: b, lat: bentLat, lon: bentLon, lengthMetres: 120, timeSeconds: 10)  // piece 1
+        straight(a, b)                                                                   // piece 2
+        d.addEdge(tail: b, head: a, lat: bentLat.reversed(), lon: bentLon.reversed(), lengthMetres: 120, timeSeconds: 10)
+        straight(b, a); straight(b, a)
+        straight(b, a)                                                                   // piece 3: none left
+        straight(a, b)                                                                   // shares piece 3
+        let r = RoadNetwork.reversedBit
+        #expect(d.edges.map(\.piece) == [0, 1, 2, 1 | r, 0 | r, 2 | r, 3, 3 | r])
+        #expect(d.unpaired.isEmpty && d.unpairedMore.isEmpty)
+    }
+
     @Test func badRowsAreErrorsNamingTheLine() throws {
         let folder = TemporaryFolder()
         func error(_ nodes: String, _ edges: String) -> String {
