@@ -161,12 +161,11 @@ extension CSVTable {
     /// `Double(s)` gives: the digits as an integer below 2^53 and a power of ten up to
     /// 10^22 are both exact, so one division rounds once, correctly (Clinger's fast path).
     package static func plainDecimal(_ s: String) -> Double? {
-        var mantissa: UInt64 = 0, digits = 0, fraction = 0, seenPoint = false, negative = false
-        var first = true
-        for b in s.utf8 {
-            defer { first = false }
+        var mantissa: UInt64 = 0, digits = 0, fraction = 0, seenPoint = false, seenDigit = false, negative = false
+        for (i, b) in s.utf8.enumerated() {
             switch b {
             case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                seenDigit = true
                 if mantissa > 0 || b != UInt8(ascii: "0") { digits += 1 }  // leading zeros are not significant
                 guard digits <= 15 else { return nil }
                 mantissa = mantissa * 10 + UInt64(b - UInt8(ascii: "0"))
@@ -174,14 +173,14 @@ extension CSVTable {
             case UInt8(ascii: "."):
                 guard !seenPoint else { return nil }
                 seenPoint = true
-            case UInt8(ascii: "-") where first:
+            case UInt8(ascii: "-") where i == 0:
                 negative = true
             default:
                 return nil
             }
         }
-        // At least one digit, which a lone "-", "." or "-." lack.
-        guard s.utf8.contains(where: { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), fraction <= 22 else { return nil }
+        // A lone "-", "." or "-." has no digit.
+        guard seenDigit, fraction <= 22 else { return nil }
         let value = Double(mantissa) / Self.powersOfTen[fraction]
         return negative ? -value : value
     }

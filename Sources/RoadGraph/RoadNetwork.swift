@@ -291,11 +291,11 @@ struct NetworkDraft {
 
     /// An edge's two points, as a collection that needs no allocation.
     private struct TwoPoints: RandomAccessCollection {
-        let first: Int32, last: Int32
-        init(_ first: Int32, _ last: Int32) { self.first = first; self.last = last }
+        let atTail: Int32, atHead: Int32
+        init(_ atTail: Int32, _ atHead: Int32) { self.atTail = atTail; self.atHead = atHead }
         var startIndex: Int { 0 }
         var endIndex: Int { 2 }
-        subscript(i: Int) -> Int32 { i == 0 ? first : last }
+        subscript(i: Int) -> Int32 { i == 0 ? atTail : atHead }
     }
 }
 
