@@ -68,7 +68,7 @@ struct ContractionHierarchy: Sendable {
     }
 
     /// Contracts the graph given by its edges (tail[e] → head[e] at weight[e]), telling
-    /// `progress` the share of nodes contracted so far (about a hundred times). With two
+    /// `progress` the share of nodes contracted so far (at each whole percent). With two
     /// `workers` (the default on two cores or more) the dense nodes' witness searches run on
     /// two threads; the hierarchy is the same with one. The remaining nodes are renumbered
     /// as they dwindle, down to `compactionFloor` ids (tests lower it, or set it past `n` to
@@ -507,7 +507,10 @@ private struct Contractor {
         for v in 0..<n { queue.push(UInt32(priority(v) + offset), v) }
         var neighbours: [Int] = []
         var done = 0
-        let step = max(1, n / 100)
+        // Told at each whole percent, as soon as it is reached. Why not every `n / 100`
+        // nodes: that step falls just short of each percent (979,902 of 999,943 nodes is
+        // 97.995 %), so a bar read one percent behind all the way.
+        var told = 0
         while let (p, v) = queue.pop() {
             guard !contracted[v] else { continue }
             // Lazy updates: contracting others may have made v worse than the next node.
@@ -519,7 +522,7 @@ private struct Contractor {
             _ = contract(v, apply: true)
             contracted[v] = true
             done += 1
-            if done % step == 0 { progress?(Double(done) / Double(n)) }
+            if done * 100 / n > told { told = done * 100 / n; progress?(Double(done) / Double(n)) }
             order.append(node[v])
             upward.keep(Int(node[v]), out.arcs, out.range(v), naming: node)
             downward.keep(Int(node[v]), into.arcs, into.range(v), naming: node)

@@ -18,7 +18,8 @@ final class ProgressBar {
     var lastDrawn = -1
     var lastStage = ""
     func update(_ stage: String, _ done: Double) {
-        let percent = Int(max(0, min(1, done)) * 100)
+        // A whole percent told as a share (0.98) can come out a hair below it times 100.
+        let percent = Int(max(0, min(1, done)) * 100 + 1e-9)
         guard percent != lastDrawn || stage != lastStage else { return }
         lastDrawn = percent; lastStage = stage
         let filled = percent / 5

@@ -132,3 +132,22 @@ import TestSupport
         #expect(plain.down.map { [$0.node, $0.weight, $0.edge] } == renumbered.down.map { [$0.node, $0.weight, $0.edge] })
     }
 }
+
+/// A contraction tells its progress at each whole percent of the nodes, as soon as it is
+/// reached: a step of `n / 100` nodes fell just short of each percent, and the bar read one
+/// percent behind.
+@Suite struct ContractionProgressTests {
+    @Test func eachWholePercentIsToldOnceAsItIsReached() {
+        let (g, _) = SyntheticGrid(nodes: 4_990, seed: 3).network()
+        let n = Double(g.nodeCount)
+        var told: [Double] = []
+        _ = ContractionHierarchy(nodeCount: g.nodeCount, tail: g.tail, head: g.head, weight: g.lengthDm, workers: 1,
+                                 progress: { told.append($0) })
+        // What the bar shows for each (`ProgressBar.update`'s rounding).
+        #expect(told.map { Int($0 * 100 + 1e-9) } == Array(1...100))
+        for (k, share) in zip(1..., told) {
+            // No later than one node past the percent.
+            #expect(share >= Double(k) / 100 - 1e-12 && share < Double(k) / 100 + 1 / n, "\(k) % told at \(share)")
+        }
+    }
+}
