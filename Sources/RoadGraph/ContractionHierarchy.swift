@@ -522,7 +522,7 @@ private struct Contractor {
             _ = contract(v, apply: true)
             contracted[v] = true
             done += 1
-            if done * 100 / n > told { told = done * 100 / n; progress?(Double(done) / Double(n)) }
+            if case let percent = done * 100 / n, percent > told { told = percent; progress?(Double(done) / Double(n)) }
             order.append(node[v])
             upward.keep(Int(node[v]), out.arcs, out.range(v), naming: node)
             downward.keep(Int(node[v]), into.arcs, into.range(v), naming: node)

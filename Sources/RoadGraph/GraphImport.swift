@@ -142,7 +142,7 @@ extension RoadNetwork {
             throw GraphError("\(error)")
         }
         guard !draft.edges.isEmpty else { throw GraphError("\(edgesPath): no edges") }
-        draft.unpaired = [:]; draft.unpairedMore = [:]
+        draft.stopPairing()
         index = NodeIDIndex()
         phase("edges")
         let network = RoadNetwork(emptying: &draft, report: &report, progress: progress)

@@ -239,6 +239,10 @@ struct NetworkDraft {
     /// array per key: a million-row file allocated and freed one for nearly every street.
     var unpaired: [UInt64: UInt32] = [:], unpairedMore: [UInt64: [UInt32]] = [:]
 
+    /// Frees the pieces still waiting for an opposite edge, once every edge is added: they
+    /// stay one-way.
+    mutating func stopPairing() { unpaired = [:]; unpairedMore = [:] }
+
     /// Adds one directed edge given as its own row (as CSV exports and the synthetic grid
     /// give them), drawn along `lat`/`lon` (E7, from its tail's point to its head's). When
     /// an edge runs the other way along the same geometry as an earlier single edge, both
@@ -582,7 +586,7 @@ extension RoadNetwork {
         for e in edges where e.from != e.to && nodes.indices.contains(e.from) && nodes.indices.contains(e.to) {
             d.addStraightEdge(tail: UInt32(e.from), head: UInt32(e.to), lengthMetres: e.lengthMetres, timeSeconds: e.timeSeconds)
         }
-        d.unpaired = [:]; d.unpairedMore = [:]
+        d.stopPairing()
         var report = BuildReport()
         return (RoadNetwork(emptying: &d, report: &report), report)
     }
